@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+# Out-of-tree build of kstats.ko.
+#   make                   build for the running kernel
+#   make KVER=6.12.x-amd64 build for another installed headers package
+#   make demo              boot a stock kernel in QEMU and show a histogram
+#   make check             run every test (see README)
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+modules_install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+demo:
+	bash test/demo.sh
+
+check:
+	bash test/run-all.sh
+
+.PHONY: all modules modules_install clean demo check

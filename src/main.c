@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats: per-CPU log-linear histograms of kernel metrics in debugfs.
+ *
+ * Based on the LKML patch "kstats: kernel metric collector" (v3, 2020),
+ * by Luigi Rizzo; this module keeps its histogram layout and output format.
+ */
+#include <linux/ctype.h>
+#include <linux/export.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "hist.h"
+#include "output.h"
+
+/* Serializes creation and removal of histograms; guards ks_list. */
+static DEFINE_MUTEX(ks_lock);
+static LIST_HEAD(ks_list);
+
+static struct kstats *ks_find(const char *name)
+{
+	struct kstats *ks;
+
+	lockdep_assert_held(&ks_lock);
+	list_for_each_entry(ks, &ks_list, list)
+		if (!strcmp(ks->name, name))
+			return ks;
+	return NULL;
+}
+
+/* Names become file names: printable, no '/', no blanks, not "." or "..". */
+static const char *ks_name_problem(const char *name)
+{
+	size_t len, i;
+
+	if (!name || !*name)
+		return "empty name";
+	len = strnlen(name, KSTATS_NAME_MAX + 1);
+	if (len > KSTATS_NAME_MAX)
+		return "name longer than 63 bytes";
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return "name is . or ..";
+	if (name[0] == '_')
+		return "names starting with _ are reserved for kstats";
+	for (i = 0; i < len; i++)
+		if (name[i] == '/' || !isgraph(name[i]))
+			return "name has '/', a blank or a control character";
+	return NULL;
+}
+
+/**
+ * kstats_new() - create a histogram and its debugfs node
+ * @name: node name under /sys/kernel/debug/kstats/: 1 to 63 printable
+ *        bytes, no '/' or blanks, not starting with '_'
+ * @frac_bits: log2 of the slots per power of two, 0..5; 3 gives slots
+ *             12.5 % wide
+ *
+ * The histogram starts recording at once.
+ *
+ * Context: process context; may sleep.
+ * Return: the new histogram, or NULL with the reason in dmesg: bad
+ * @frac_bits, a bad or duplicate @name, or no memory.
+ */
+struct kstats *kstats_new(const char *name, u8 frac_bits)
+{
+	const char *problem;
+	struct kstats *ks;
+	int err;
+
+	might_sleep();
+	problem = ks_name_problem(name);
+	if (problem) {
+		pr_err("kstats_new: %s\n", problem);
+		return NULL;
+	}
+	if (frac_bits > KSTATS_FRAC_BITS_MAX) {
+		pr_err("kstats_new %s: frac_bits %u out of range 0..%d\n",
+		       name, frac_bits, KSTATS_FRAC_BITS_MAX);
+		return NULL;
+	}
+
+	ks = kzalloc(sizeof(*ks), GFP_KERNEL);
+	if (!ks)
+		goto err_nomem;
+	ks->frac_bits = frac_bits;
+	ks->n_slots = ks_n_slots(frac_bits);
+	ks->active = true;
+	strscpy(ks->name, name, sizeof(ks->name));
+	ks->slots = __alloc_percpu(ks->n_slots * sizeof(struct ks_slot),
+				   __alignof__(struct ks_slot));
+	if (!ks->slots)
+		goto err_free_ks;
+
+	mutex_lock(&ks_lock);
+	if (ks_find(name)) {
+		mutex_unlock(&ks_lock);
+		pr_err("kstats_new %s: name already exists\n", name);
+		goto err_free_slots;
+	}
+	err = ks_node_create(ks);
+	if (err) {
+		mutex_unlock(&ks_lock);
+		pr_err("kstats_new %s: cannot create debugfs node: %d\n",
+		       name, err);
+		goto err_free_slots;
+	}
+	list_add(&ks->list, &ks_list);
+	mutex_unlock(&ks_lock);
+	return ks;
+
+err_free_slots:
+	free_percpu(ks->slots);
+	kfree(ks);
+	return NULL;
+err_free_ks:
+	kfree(ks);
+err_nomem:
+	pr_err("kstats_new %s: out of memory\n", name);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(kstats_new);
+
+/* Called with ks_lock held. */
+static void ks_destroy(struct kstats *ks)
+{
+	lockdep_assert_held(&ks_lock);
+	list_del(&ks->list);
+	/* No write can turn recording back on once the node is gone. */
+	ks_node_remove(ks);
+	WRITE_ONCE(ks->active, false);
+	/* Records run with preemption off: wait for those in flight. */
+	synchronize_rcu();
+	free_percpu(ks->slots);
+	kfree(ks);
+}
+
+/**
+ * kstats_delete() - remove a histogram's node and free it
+ * @key: from kstats_new(); NULL is ignored
+ *
+ * Waits for records in flight and for file operations in progress.
+ * Files still open get -EIO afterwards. Callers must not record on
+ * @key once this returns.
+ *
+ * Context: process context; may sleep.
+ */
+void kstats_delete(struct kstats *key)
+{
+	might_sleep();
+	if (!key)
+		return;
+	mutex_lock(&ks_lock);
+	ks_destroy(key);
+	mutex_unlock(&ks_lock);
+}
+EXPORT_SYMBOL_GPL(kstats_delete);
+
+static int __init kstats_init(void)
+{
+	return ks_output_init();
+}
+
+static void __exit kstats_exit(void)
+{
+	struct kstats *ks, *tmp;
+
+	/* Clients pin this module, so only kstats' own histograms are left. */
+	mutex_lock(&ks_lock);
+	list_for_each_entry_safe(ks, tmp, &ks_list, list)
+		ks_destroy(ks);
+	mutex_unlock(&ks_lock);
+	ks_output_exit();
+}
+
+module_init(kstats_init);
+module_exit(kstats_exit);
+
+MODULE_DESCRIPTION("Per-CPU log-linear histograms of kernel metrics in debugfs");
+MODULE_AUTHOR("kstats developers");
+MODULE_LICENSE("GPL");

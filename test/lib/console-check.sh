@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# console-check.sh LOGFILE
+# Scan a guest serial-console log for kernel problem reports.
+# Exit 0: clean.  Exit 2: a report was found (the first offending line is
+# printed on stdout as "console-check: ...").  Exit 4: usage / unreadable log.
+# Sourceable too: defines ks_console_check LOGFILE with the same semantics
+# (strict mode is only switched on when executed, so sourcing does not
+# change the caller's shell options).
+
+# Case-sensitive on purpose: the kernel spells these exactly like this, and
+# case-insensitive matching would trip over ordinary words ("warning", "bug").
+KS_REPORT_PATTERNS=(
+	'BUG:'
+	'WARNING:'
+	'Oops'
+	'Call Trace'
+	'KASAN'
+	'kmemleak'
+	'possible recursive locking'
+	'circular locking'
+	'lockdep'
+	'sleeping function called from invalid context'
+	'Kernel panic'
+	'general protection fault'
+)
+
+# Lines that match a pattern above but are known to be harmless.  Keep each
+# entry as narrow as possible and say why it is benign.
+KS_BENIGN_PATTERNS=(
+	# (filled in from empirical boots; see ks_console_check)
+)
+
+ks_console_check() {
+	local log=$1 pat hit
+	local -a args=() benign=()
+	if [[ ! -r $log ]]; then
+		echo "console-check: cannot read $log"
+		return 4
+	fi
+	for pat in "${KS_REPORT_PATTERNS[@]}"; do
+		args+=(-e "$pat")
+	done
+	for pat in "${KS_BENIGN_PATTERNS[@]}"; do
+		benign+=(-e "$pat")
+	done
+	# -a: the serial log may contain stray binary bytes from firmware.
+	if ((${#benign[@]})); then
+		hit=$(grep -a -F "${args[@]}" -- "$log" | grep -a -v -E "${benign[@]}" | head -n1 || true)
+	else
+		hit=$(grep -a -F "${args[@]}" -- "$log" | head -n1 || true)
+	fi
+	if [[ -n $hit ]]; then
+		echo "console-check: kernel report in $log: ${hit//$'\r'/}"
+		return 2
+	fi
+	return 0
+}
+
+# Run only when executed, not when sourced.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+	set -euo pipefail
+	if (($# != 1)); then
+		echo "usage: $0 LOGFILE" >&2
+		exit 4
+	fi
+	ks_console_check "$1"
+fi

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# run-guest.sh KVER GUEST_SCRIPT LOGFILE [FILE...]
+#
+# Boot the stock kernel /boot/vmlinuz-KVER under QEMU (TCG; KVM on these
+# hosts cannot run stock kernels) with a throw-away busybox initramfs, run
+# GUEST_SCRIPT inside it as /test.sh and capture the serial console (kernel
+# printk + test output) in LOGFILE.  Each FILE is copied to /modules/<basename>
+# in the guest (.ko files, helper programs, data).
+#
+# Exit codes:
+#   0  pass: "KSTATS-GUEST-END rc=0" seen and no kernel report on the console
+#   1  test failed: test.sh exited non-zero
+#   2  kernel report (BUG/WARNING/Oops/lockdep/...) on the console
+#   3  no END marker: guest crashed, hung or timed out
+#   4  usage / setup error
+# A kernel report (2) wins over a missing marker (3), which wins over (1).
+#
+# Environment knobs:
+#   KS_QEMU_MEM (MiB, default 1024)  KS_SMP (default 2)
+#   KS_TIMEOUT (seconds, default 300)  KS_APPEND (extra kernel cmdline)
+#   KS_QEMU (QEMU binary, default qemu-system-x86_64)
+set -euo pipefail
+
+LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=console-check.sh
+. "$LIBDIR/console-check.sh"
+
+usage() {
+	echo "usage: $0 KVER GUEST_SCRIPT LOGFILE [FILE...]" >&2
+	exit 4
+}
+
+(($# >= 3)) || usage
+KVER=$1
+GUEST_SCRIPT=$2
+LOGFILE=$3
+shift 3
+
+KERNEL=/boot/vmlinuz-$KVER
+BUSYBOX=${KS_BUSYBOX:-/bin/busybox}
+QEMU=${KS_QEMU:-qemu-system-x86_64}
+
+die() {
+	echo "run-guest: $*" >&2
+	exit 4
+}
+[[ -r $KERNEL ]] || die "no kernel image $KERNEL"
+[[ -r $GUEST_SCRIPT ]] || die "cannot read guest script $GUEST_SCRIPT"
+[[ -x $BUSYBOX ]] || die "no $BUSYBOX (apt-get install busybox-static)"
+# The initramfs has no libc, so busybox must be the static build.
+if ! "$BUSYBOX" --list-full >/dev/null 2>&1; then
+	die "$BUSYBOX does not support --list-full"
+fi
+for f in "$@"; do
+	[[ -r $f ]] || die "cannot read extra file $f"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ks-guest.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+ROOT=$WORK/root
+INITRD=$WORK/initrd.cpio.gz
+
+# --- initramfs ---------------------------------------------------------------
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,modules,root}
+cp "$BUSYBOX" "$ROOT/bin/busybox"
+# Create the applet symlinks at build time so /init can use /bin/sh directly.
+while read -r applet; do
+	[[ -n $applet && $applet != bin/busybox ]] || continue
+	mkdir -p "$ROOT/$(dirname "$applet")"
+	ln -sf /bin/busybox "$ROOT/$applet"
+done < <("$BUSYBOX" --list-full)
+
+cp "$GUEST_SCRIPT" "$ROOT/test.sh"
+chmod 755 "$ROOT/test.sh"
+for f in "$@"; do
+	# -L: copy the target of symlinks (e.g. build outputs linked elsewhere).
+	cp -L "$f" "$ROOT/modules/$(basename "$f")"
+done
+
+# /init runs as PID 1 with the console on fds 0-2.  It must never exit
+# (the kernel would panic), so it always ends in poweroff -f.
+cat >"$ROOT/init" <<'INIT'
+#!/bin/sh
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null || true
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+echo "KSTATS-GUEST-START $(uname -r) cpus=$(nproc)"
+cd /
+sh /test.sh </dev/null >/dev/console 2>&1
+rc=$?
+echo "KSTATS-GUEST-END rc=$rc"
+sync
+poweroff -f
+INIT
+chmod 755 "$ROOT/init"
+
+(cd "$ROOT" && find . -print0 | sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$INITRD"
+
+# --- boot --------------------------------------------------------------------
+mkdir -p "$(dirname "$LOGFILE")"
+: >"$LOGFILE"
+QEMU_ERR=$WORK/qemu.stderr
+start=$(date +%s.%N)
+qemu_rc=0
+# The serial port goes straight to LOGFILE, so the log holds every printk the
+# kernel sends to ttyS0 (loglevel=7) interleaved with the test's own output.
+# panic=-1 + -no-reboot turn a panic into a prompt QEMU exit.
+timeout --kill-after=10 "${KS_TIMEOUT:-300}" \
+	"$QEMU" -accel tcg -cpu max \
+	-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
+	-display none -monitor none -no-reboot \
+	-serial "file:$LOGFILE" \
+	-kernel "$KERNEL" -initrd "$INITRD" \
+	-append "console=ttyS0 panic=-1 loglevel=7 tsc=reliable ${KS_APPEND:-}" \
+	</dev/null >"$QEMU_ERR" 2>&1 || qemu_rc=$?
+end=$(date +%s.%N)
+elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+
+# QEMU's own chatter (e.g. TCG feature warnings) is not guest output; show it
+# to the caller but keep it out of the console log that gets pattern-checked.
+if [[ -s $QEMU_ERR ]]; then
+	sed 's/^/run-guest: qemu: /' "$QEMU_ERR" >&2
+fi
+# The serial console writes CRLF; normalise so callers can parse lines.
+sed -i 's/\r$//' "$LOGFILE"
+
+# --- verdict -----------------------------------------------------------------
+report=""
+report_rc=0
+report=$(ks_console_check "$LOGFILE") || report_rc=$?
+end_line=$(grep -a -o -E 'KSTATS-GUEST-END rc=[0-9]+' "$LOGFILE" | tail -n1 || true)
+guest_rc=${end_line##*rc=}
+
+tag="run-guest: $KVER $(basename "$GUEST_SCRIPT") (${elapsed}s)"
+if ((report_rc == 2)); then
+	echo "$tag: FAIL kernel report: ${report#console-check: kernel report in "$LOGFILE": }${end_line:+ [$end_line]}"
+	exit 2
+elif ((report_rc != 0)); then
+	echo "$tag: FAIL $report"
+	exit 4
+elif [[ -z $end_line ]]; then
+	if ((qemu_rc == 124 || qemu_rc == 137)); then
+		echo "$tag: FAIL no KSTATS-GUEST-END marker: timed out after ${KS_TIMEOUT:-300}s"
+	else
+		echo "$tag: FAIL no KSTATS-GUEST-END marker: guest crashed or QEMU failed (qemu rc=$qemu_rc)"
+	fi
+	exit 3
+elif [[ $guest_rc != 0 ]]; then
+	echo "$tag: FAIL test.sh exited rc=$guest_rc"
+	exit 1
+fi
+echo "$tag: PASS"
+exit 0
