@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Foundation tests of kstats.ko in a stock-kernel QEMU guest.
+
+  basic_test.py gen GUEST_SCRIPT   write the busybox script the guest runs
+  basic_test.py check LOGFILE      assert on the guest's console log
+
+Expected figures come from ref_*() below, a plain restatement of the
+histogram's definition (slot ranges searched by bisection), not from the
+module's code.
+"""
+import bisect
+import re
+import sys
+
+U64_MAX = (1 << 64) - 1
+SUM_BITS = 20  # documented in src/hist.h: offsets keep 20 significant bits
+
+# ---------------------------------------------------------------- reference
+
+
+def ref_n_slots(fb):
+    return ((64 - fb + 1) << fb) + 1
+
+
+def ref_slot_ranges(fb):
+    """[lo, hi] of every reachable slot, in order."""
+    ranges = [(v, v) for v in range(1 << fb)]
+    for top in range(fb, 64):           # position of the leftmost 1
+        width = 1 << (top - fb)
+        for j in range(1 << fb):
+            lo = (1 << top) + j * width
+            ranges.append((lo, lo + width - 1))
+    return ranges
+
+
+_RANGES = {fb: ref_slot_ranges(fb) for fb in range(6)}
+_LOS = {fb: [r[0] for r in _RANGES[fb]] for fb in range(6)}
+
+
+def ref_slot(fb, v):
+    return bisect.bisect_right(_LOS[fb], v) - 1
+
+
+def ref_avg(fb, slot, values):
+    """Average as documented: exact while the slot is <= 2^20 wide, else
+    offsets from the slot's base keep their top 20 bits."""
+    lo, hi = _RANGES[fb][slot]
+    width = hi - lo + 1
+    shift = max(0, width.bit_length() - 1 - SUM_BITS)
+    scaled = sum((v - lo) >> shift for v in values) // len(values)
+    return lo + (scaled << shift)
+
+
+def ref_node(fb, samples, ncpus):
+    """samples: list of (cpu, value, n). Returns the expected data lines."""
+    per = {}                              # (slot, cpu) -> list of (value, n)
+    for cpu, v, n in samples:
+        per.setdefault((ref_slot(fb, v), cpu), []).append((v, n))
+    tot_cpu = {}
+    for (s, cpu), vs in per.items():
+        tot_cpu[cpu] = tot_cpu.get(cpu, 0) + sum(n for _, n in vs)
+    total = sum(tot_cpu.values())
+    lines, cum, cum_all = [], {}, 0
+    for s in sorted({s for s, _ in per}):
+        allvals = []
+        for cpu in range(ncpus):
+            vs = per.get((s, cpu))
+            if not vs:
+                continue
+            vals = [v for v, n in vs for _ in range(n)]
+            allvals += vals
+            cum[cpu] = cum.get(cpu, 0) + len(vals)
+            lines.append(fmt(s, False, cpu, len(vals), ref_avg(fb, s, vals),
+                             cum[cpu], tot_cpu[cpu]))
+        cum_all += len(allvals)
+        lines.append(fmt(s, True, ncpus, len(allvals), ref_avg(fb, s, allvals),
+                         cum_all, total))
+    return lines
+
+
+def fmt(slot, totals, cpu, count, avg, cum, total):
+    micro = cum * 1000000 // total
+    p = "1.000000" if micro >= 1000000 else "0.%06d" % micro
+    return "slot %-3d CPU%s %-4d count %8d avg %8d p %s" % (
+        slot, "S" if totals else " ", cpu, count, avg, p)
+
+
+# ---------------------------------------------------------------- scenario
+
+NCPUS = 2
+C = "/sys/kernel/debug/kstats_test_client"
+D = "/sys/kernel/debug/kstats"
+
+# The seed's example line, plus values on both CPUs and in hardirq context.
+EXACT = [(0, 480, 589), (0, 500, 10), (0, 511, 1),
+         (1, 480, 225), (1, 0, 3), (1, 1, 1), (1, 7, 2), (1, 8, 4), (1, 9, 1),
+         (1, 1000000, 5), (1, U64_MAX, 1), (1, 1 << 63, 1),
+         (0, 123456789, 2), (0, (1 << 62) + 12345, 3)]
+EXACT_IRQ = {(1, 480), (1, 8), (1, U64_MAX), (0, 123456789)}
+
+
+def boundary_values():
+    vals = [0, 1, 1 << 63, U64_MAX]
+    for k in range(1, 64):
+        vals += [(1 << k) - 1, 1 << k, (1 << k) + 1]
+    return vals
+
+
+def gen(path):
+    out = ["""set -u
+C=%s
+D=%s
+w() { # w FILE TEXT: write, and print the outcome for the checker
+	if (echo -n "$2" > "$1") 2>/tmp/err; then echo "@@W ok"
+	else echo "@@W fail $(sed 's/.*: //' /tmp/err)"; fi
+}
+step() { echo "@@STEP $1"; }
+show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
+step load
+insmod /modules/kstats.ko && echo "@@OK insmod kstats"
+insmod /modules/kstats_test_client.ko && echo "@@OK insmod client"
+ls -l $D
+""" % (C, D)]
+    out.append("step exact\nw $C 'new 3 exact'")
+    for cpu, v, n in EXACT:
+        cmd = ("irq %d exact %d %d" % (cpu, v, n)) if (cpu, v) in EXACT_IRQ \
+            else ("record exact %d %d" % (v, n))
+        out.append("taskset -c %d sh -c \"printf '%s' > $C\" || echo '@@FAIL %s'"
+                   % (cpu, cmd, cmd))
+    out.append("show exact")
+    for fb in range(6):
+        out.append("step bounds%d\nw $C 'new %d bounds%d'" % (fb, fb, fb))
+        out.append("for v in %s; do printf 'record bounds%d '$v' 1' > $C "
+                   "|| echo \"@@FAIL $v\"; done"
+                   % (" ".join(str(v) for v in boundary_values()), fb))
+        out.append("show bounds%d" % fb)
+
+    out.append("""step control
+w $C 'new 2 ctl'
+w $C 'record ctl 100 7'
+w $D/ctl 'stop
+'
+w $C 'record ctl 100 5'
+show ctl
+w $D/ctl 'START'
+w $C 'record ctl 100 3'
+show ctl
+for bad in bogus 'startx' 'start
+
+' 'resetresetreset' ' start' 'Stop '; do w $D/ctl "$bad"; done
+show ctl
+w $D/ctl 'Reset
+'
+show ctl
+w $C 'record ctl 20 1'
+show ctl
+step names
+w $C 'new 3 exact'
+w $C 'new 6 badbits'
+w $C 'new 3 '
+w $C 'new 3 a/b'
+w $C 'new 3 a b'
+w $C 'new 3 tab	x'
+w $C 'new 3 _control'
+w $C 'new 3 ..'
+w $C 'new 3 %s'
+w $C 'new 3 %s'
+ls $D
+w $C 'null'
+step delete_open
+w $C 'new 0 doomed'
+w $C 'record doomed 5 1'
+exec 3< $D/doomed
+w $C 'delete doomed'
+cat <&3 >/dev/null 2>/tmp/err; echo "@@READ rc=$? $(sed 's/.*: //' /tmp/err)"
+exec 3<&-
+test -e $D/doomed && echo "@@STALE doomed"
+step unload
+rmmod kstats 2>&1; echo "@@RMMOD kstats_with_client rc=$?"
+exec 4< $D/exact
+rmmod kstats_test_client; echo "@@RMMOD client rc=$?"
+ls $D | sed 's/^/@@LEFT /'
+rmmod kstats 2>&1; echo "@@RMMOD kstats_with_open_file rc=$?"
+exec 4<&-
+rmmod kstats; echo "@@RMMOD kstats rc=$?"
+test -e $D && echo "@@STALE kstats dir"
+step demo
+insmod /modules/kstats.ko
+insmod /modules/kstats_demo.ko
+sleep 2
+show demo_msleep_1ms
+show demo_hrtimer_late
+rmmod kstats_demo && rmmod kstats && echo "@@OK demo unloaded"
+ls /sys/kernel/debug | grep kstats | sed 's/^/@@LEFT /'
+step done
+""" % ("n" * 63, "n" * 64))
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+# ---------------------------------------------------------------- checker
+
+class Results:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL: %s %s" % (what, detail))
+
+
+def parse(log):
+    lines = [l.rstrip("\r") for l in log.split("\n")]
+    steps, cur = {}, None
+    nodes = {}
+    for l in lines:
+        m = re.search(r"@@STEP (\S+)", l)
+        if m:
+            cur = m.group(1)
+            steps[cur] = []
+            continue
+        if cur is not None:
+            steps[cur].append(l)
+    return lines, steps
+
+
+def blocks(step_lines):
+    """Each 'show' in a step, as (data lines, '#' lines)."""
+    res, cur = [], None
+    for l in step_lines:
+        if l.startswith("@@BEGIN"):
+            cur = []
+        elif l.startswith("@@END"):
+            res.append(([x for x in cur if x.startswith("slot")],
+                        [x for x in cur if x.startswith("#")], l))
+            cur = None
+        elif cur is not None:
+            cur.append(l)
+    return res
+
+
+def writes(step_lines):
+    return [l[4:] for l in step_lines if l.startswith("@@W ")]
+
+
+def check(logpath):
+    r = Results()
+    log = open(logpath, errors="replace").read()
+    lines, steps = parse(log)
+    for s in ["load", "exact", "control", "names", "delete_open", "unload",
+              "demo", "done"] + ["bounds%d" % fb for fb in range(6)]:
+        r.check(s in steps, "step %s reached" % s)
+    if "done" not in steps:
+        return r
+
+    ld = steps["load"]
+    r.check("@@OK insmod kstats" in ld and "@@OK insmod client" in ld,
+            "modules load")
+
+    data, hdr, _ = blocks(steps["exact"])[0]
+    want = ref_node(3, EXACT, NCPUS)
+    r.check(data == want, "exact: every slot, count, avg and p line",
+            "\n got:\n  %s\n want:\n  %s" % ("\n  ".join(data), "\n  ".join(want)))
+    r.check(not any("@@FAIL" in l for l in steps["exact"]), "exact: records accepted")
+    r.check("slot 55  CPU  0    count      600 avg      480 p " in "\n".join(data),
+            "exact: seed layout for slot 55")
+
+    for fb in range(6):
+        data, _, _ = blocks(steps["bounds%d" % fb])[0]
+        want = ref_node(fb, [(0, v, 1) for v in boundary_values()], NCPUS)
+        # Records came from whatever CPU the shell ran on: compare the
+        # CPUS lines, which do not depend on it.
+        got = [l for l in data if "CPUS" in l]
+        want = [l for l in want if "CPUS" in l]
+        r.check(got == want, "bounds frac_bits=%d: slots of 0,1,2^k-1,2^k,2^k+1,2^63,U64_MAX" % fb,
+                "\n got:\n  %s\n want:\n  %s" % ("\n  ".join(got[:8]), "\n  ".join(want[:8])))
+        top = [l for l in data if "CPUS" in l][-1]
+        r.check(top.startswith("slot %-3d CPUS" % ref_slot(fb, U64_MAX)),
+                "bounds frac_bits=%d: U64_MAX in slot n_slots-2 = %d"
+                % (fb, ref_n_slots(fb) - 2))
+        r.check(ref_slot(fb, U64_MAX) == ref_n_slots(fb) - 2,
+                "reference agrees: U64_MAX slot is n_slots-2 (fb=%d)" % fb)
+
+    # start/stop/reset and refused writes
+    st = steps["control"]
+    sh = blocks(st)
+    ctl = lambda n: [(0, 100, n)]
+    cpus = lambda d: [l for l in d if "CPUS" in l]
+    ws = writes(st)
+    r.check(ws[:3] == ["ok", "ok", "ok"], "control: new, record, stop accepted", str(ws[:3]))
+    r.check(cpus(sh[0][0]) == cpus(ref_node(2, ctl(7), NCPUS)),
+            "control: records while stopped are ignored", str(sh[0][0]))
+    r.check("# stopped" in sh[0][1], "control: '# stopped' line while stopped")
+    r.check(cpus(sh[1][0]) == cpus(ref_node(2, ctl(10), NCPUS)),
+            "control: START (any case) resumes", str(sh[1][0]))
+    r.check("# stopped" not in sh[1][1], "control: no '# stopped' after start")
+    bad = ws[6:12]
+    r.check(bad == ["fail Invalid argument"] * 6,
+            "control: bad and over-long commands give EINVAL", str(bad))
+    r.check(sh[2][0] == sh[1][0], "control: refused writes change nothing")
+    r.check(ws[12] == "ok" and sh[3][0] == [], "control: reset clears all",
+            str(sh[3]))
+    r.check(cpus(sh[4][0]) == cpus(ref_node(2, [(0, 20, 1)], NCPUS)),
+            "control: records after reset", str(sh[4][0]))
+
+    # names
+    ws = writes(steps["names"])
+    expect = ["fail Invalid argument"] * 8 + ["ok", "fail Invalid argument", "ok"]
+    r.check(ws == expect, "names: duplicate, frac_bits 6, empty, '/', blank, tab, _reserved, '..', 63 ok, 64 refused; NULL key ok",
+            str(ws))
+    for reason in ["kstats_new exact: name already exists",
+                   "kstats_new badbits: frac_bits 6 out of range 0..5",
+                   "kstats_new: empty name",
+                   "kstats_new: name has '/', a blank or a control character",
+                   "kstats_new: names starting with _ are reserved",
+                   "kstats_new: name is . or ..",
+                   "kstats_new: name longer than 63 bytes"]:
+        r.check(any(("kstats: " + reason) in l for l in lines),
+                "names: dmesg says '%s'" % reason)
+    r.check(any(l.strip() == "n" * 63 for l in steps["names"]),
+            "names: 63-byte node exists")
+
+    d = steps["delete_open"]
+    r.check(any(l.startswith("@@READ rc=1 Input/output error") for l in d),
+            "delete: read of an open file after removal gives EIO",
+            str([l for l in d if "@@READ" in l]))
+    r.check(not any("@@STALE" in l for l in d), "delete: node is gone")
+
+    u = steps["unload"]
+    rc = lambda tag: next((l.split("rc=")[1] for l in u
+                           if l.startswith("@@RMMOD %s " % tag)), None)
+    r.check(rc("kstats_with_client") not in (None, "0"),
+            "unload: rmmod kstats refused while a client is loaded")
+    r.check(rc("client") == "0", "unload: rmmod client")
+    r.check(not any(l.startswith("@@LEFT") for l in u),
+            "unload: client's nodes all removed", str([l for l in u if "@@LEFT" in l]))
+    r.check(rc("kstats_with_open_file") not in (None, "0"),
+            "unload: rmmod kstats refused while a node is open")
+    r.check(rc("kstats") == "0", "unload: rmmod kstats once nothing holds it")
+    r.check(not any("@@STALE" in l for l in u), "unload: debugfs dir removed")
+
+    dm = blocks(steps["demo"])
+    for data, _, end in dm:
+        r.check(end.endswith("rc=0") and data, "demo: %s has samples" % end.split()[1])
+    sl = [l for l in dm[0][0] if "CPUS" in l]
+    r.check(all(_RANGES[3][int(l.split()[1])][1] >= 1000000 for l in sl),
+            "demo: no msleep(1) shorter than 1 ms", str(sl))
+    r.check("@@OK demo unloaded" in steps["demo"] and
+            not any(l.startswith("@@LEFT") for l in steps["demo"]),
+            "demo: unloads and leaves nothing")
+    return r
+
+
+def main():
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2])
+        return 0
+    r = check(sys.argv[2])
+    print("basic: %d passed, %d failed" % (r.passed, r.failed))
+    return 1 if r.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

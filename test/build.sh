@@ -1,0 +1,32 @@
+#!/bin/bash
+# Build kstats.ko, the test client and the demo client for one kernel.
+# Usage: test/build.sh KVER [EXTRA_MAKE_ARGS...]
+# Output: out/KVER/{kstats.ko,kstats_test_client.ko,kstats_demo.ko,build.log}
+# Each kernel gets its own copy of the tree, since Kbuild writes objects
+# next to the sources.
+set -euo pipefail
+KVER=$1
+shift
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$TOP/out/$KVER
+KDIR=${KDIR:-/lib/modules/$KVER/build}
+
+rm -rf "$OUT"
+mkdir -p "$OUT/tree"
+tar -C "$TOP" --exclude=./out --exclude=./.git -cf - . | tar -C "$OUT/tree" -xf -
+
+{
+	make -C "$KDIR" M="$OUT/tree" W=1 "$@" modules
+	make -C "$KDIR" M="$OUT/tree/test/modules" W=1 "$@" \
+		KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules
+	make -C "$KDIR" M="$OUT/tree/examples" W=1 "$@" \
+		KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules
+} >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+
+# Any compiler, modpost or objtool warning fails the build check.
+if grep -E 'warning:|WARNING:' "$OUT/build.log"; then
+	echo "build for $KVER has warnings" >&2
+	exit 1
+fi
+cp "$OUT/tree/kstats.ko" "$OUT/tree/test/modules/kstats_test_client.ko" \
+	"$OUT/tree/examples/kstats_demo.ko" "$OUT/"

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test client of kstats: links only through kstats' exported symbols and
+ * records values the tests choose, in the contexts they choose.
+ *
+ * Commands written to /sys/kernel/debug/kstats_test_client, one per write:
+ *	new BITS NAME		kstats_new(); NAME is the rest of the line, blanks
+ *				included; -EINVAL if kstats_new() returns NULL
+ *	record NAME VALUE N	N samples from this task, on this CPU
+ *	irq CPU NAME VALUE N	N samples from hardirq (IPI) on CPU
+ *	delete NAME		kstats_delete()
+ *	null			kstats_record(NULL, 1) and kstats_delete(NULL)
+ */
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/kstats.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#define TC_MAX_KEYS	16
+
+struct tc_key {
+	char name[KSTATS_NAME_MAX + 1];
+	struct kstats *ks;
+};
+
+static struct tc_key tc_keys[TC_MAX_KEYS];
+static DEFINE_MUTEX(tc_lock);
+static struct dentry *tc_file;
+
+struct tc_batch {
+	struct kstats *ks;
+	u64 value;
+	u64 n;
+};
+
+static struct tc_key *tc_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < TC_MAX_KEYS; i++)
+		if (tc_keys[i].ks && !strcmp(tc_keys[i].name, name))
+			return &tc_keys[i];
+	return NULL;
+}
+
+static void tc_record_batch(void *arg)
+{
+	struct tc_batch *b = arg;
+	u64 i;
+
+	for (i = 0; i < b->n; i++)
+		kstats_record(b->ks, b->value);
+}
+
+/* "BITS NAME": NAME goes to kstats_new() as written, to test its checks. */
+static int tc_new(char *args)
+{
+	struct tc_key *slot = NULL;
+	char *bits = strsep(&args, " ");
+	char *name = args ? args : "";
+	size_t len = strlen(name);
+	u8 frac_bits;
+	int i;
+
+	if (len && name[len - 1] == '\n')
+		name[len - 1] = '\0';
+	if (kstrtou8(bits, 0, &frac_bits))
+		return -EINVAL;
+	for (i = 0; i < TC_MAX_KEYS && !slot; i++)
+		if (!tc_keys[i].ks)
+			slot = &tc_keys[i];
+	if (!slot)
+		return -ENOSPC;
+	slot->ks = kstats_new(name, frac_bits);
+	if (!slot->ks)
+		return -EINVAL;
+	strscpy(slot->name, name, sizeof(slot->name));
+	return 0;
+}
+
+static int tc_run(char *line)
+{
+	char *argv[6];
+	int argc = 0;
+	char *word;
+	struct tc_key *key;
+	struct tc_batch b;
+	unsigned int cpu;
+
+	if (!strncmp(line, "new ", 4))
+		return tc_new(line + 4);
+	while ((word = strsep(&line, " \t\n")) && argc < ARRAY_SIZE(argv))
+		if (*word)
+			argv[argc++] = word;
+	if (!argc)
+		return -EINVAL;
+
+	if (!strcmp(argv[0], "null") && argc == 1) {
+		kstats_record(NULL, 1);
+		kstats_delete(NULL);
+		return 0;
+	}
+	if (!strcmp(argv[0], "irq") && argc == 5) {
+		if (kstrtouint(argv[1], 0, &cpu) || cpu >= nr_cpu_ids ||
+		    !cpu_online(cpu))
+			return -EINVAL;
+		/* Drop CPU so the rest parses like "record". */
+		argc--;
+		memmove(&argv[1], &argv[2], (argc - 1) * sizeof(argv[0]));
+	} else {
+		cpu = UINT_MAX;
+	}
+	if (argc < 2)
+		return -EINVAL;
+	key = tc_find(argv[1]);
+	if (!key)
+		return -ENOENT;
+	if (!strcmp(argv[0], "delete") && argc == 2) {
+		kstats_delete(key->ks);
+		key->ks = NULL;
+		return 0;
+	}
+	if (strcmp(argv[0], "record") && strcmp(argv[0], "irq"))
+		return -EINVAL;
+	if (argc != 4 || kstrtou64(argv[2], 0, &b.value) ||
+	    kstrtou64(argv[3], 0, &b.n))
+		return -EINVAL;
+	b.ks = key->ks;
+	if (cpu == UINT_MAX) {
+		tc_record_batch(&b);
+		return 0;
+	}
+	return smp_call_function_single(cpu, tc_record_batch, &b, 1);
+}
+
+static ssize_t tc_write(struct file *file, const char __user *ubuf,
+			size_t count, loff_t *ppos)
+{
+	char *line;
+	int err;
+
+	if (count > 256)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	mutex_lock(&tc_lock);
+	err = tc_run(line);
+	mutex_unlock(&tc_lock);
+	kfree(line);
+	return err ? err : count;
+}
+
+static const struct file_operations tc_fops = {
+	.owner = THIS_MODULE,
+	.write = tc_write,
+};
+
+static int __init tc_init(void)
+{
+	tc_file = debugfs_create_file("kstats_test_client", 0200, NULL, NULL,
+				      &tc_fops);
+	return PTR_ERR_OR_ZERO(tc_file);
+}
+
+static void __exit tc_exit(void)
+{
+	int i;
+
+	debugfs_remove(tc_file);
+	for (i = 0; i < TC_MAX_KEYS; i++)
+		kstats_delete(tc_keys[i].ks);
+}
+
+module_init(tc_init);
+module_exit(tc_exit);
+MODULE_DESCRIPTION("kstats test client");
+MODULE_LICENSE("GPL");
