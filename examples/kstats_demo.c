@@ -3,7 +3,7 @@
  * kstats_demo: an example client of kstats that measures two real things.
  *
  *   demo_hrtimer_late  how late a periodic hrtimer fires, in ns
- *   demo_msleep_1ms    how long msleep(1) really sleeps, in ns
+ *   demo_usleep_1ms    how long usleep_range(1000, 1100) really sleeps, in ns
  *
  * Build it against kstats' Module.symvers (see Kbuild in this folder).
  */
@@ -36,7 +36,7 @@ static int demo_sleeper_fn(void *unused)
 	while (!kthread_should_stop()) {
 		u64 t0 = ktime_get_ns();
 
-		msleep(1);
+		usleep_range(1000, 1100);
 		kstats_record(sleep_ks, ktime_get_ns() - t0);
 	}
 	return 0;
@@ -49,7 +49,7 @@ static int __init demo_init(void)
 	if (!period_us)
 		return -EINVAL;
 	late_ks = kstats_new("demo_hrtimer_late", 3);
-	sleep_ks = kstats_new("demo_msleep_1ms", 3);
+	sleep_ks = kstats_new("demo_usleep_1ms", 3);
 	if (!late_ks || !sleep_ks)
 		goto err_delete;
 
@@ -79,5 +79,5 @@ static void __exit demo_exit(void)
 
 module_init(demo_init);
 module_exit(demo_exit);
-MODULE_DESCRIPTION("kstats example: hrtimer lateness and msleep(1) duration");
+MODULE_DESCRIPTION("kstats example: hrtimer lateness and usleep_range() duration");
 MODULE_LICENSE("GPL");

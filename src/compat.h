@@ -8,16 +8,10 @@
 #ifndef _KSTATS_COMPAT_H
 #define _KSTATS_COMPAT_H
 
-#include <linux/version.h>
-
-/* get_kretprobe() and the per-instance data layout kstats relies on. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
-#error "kstats supports Linux 5.11 and later (tested on Debian 6.1 and 6.12)"
-#endif
-
-#ifndef CONFIG_DEBUG_FS
-#error "kstats needs CONFIG_DEBUG_FS: its histograms are read from debugfs"
-#endif
+/*
+ * Kernels without what kstats needs are refused by the probes in Kbuild,
+ * with a message, before any file is compiled.
+ */
 
 /*
  * this_cpu_add() is a single instruction on x86-64, so a sample taken in

@@ -74,12 +74,12 @@ struct kstats *kstats_new(const char *name, u8 frac_bits)
 	might_sleep();
 	problem = ks_name_problem(name);
 	if (problem) {
-		pr_err("kstats_new: %s\n", problem);
+		pr_err("%s: %s\n", __func__, problem);
 		return NULL;
 	}
 	if (frac_bits > KSTATS_FRAC_BITS_MAX) {
-		pr_err("kstats_new %s: frac_bits %u out of range 0..%d\n",
-		       name, frac_bits, KSTATS_FRAC_BITS_MAX);
+		pr_err("%s %s: frac_bits %u out of range 0..%d\n",
+		       __func__, name, frac_bits, KSTATS_FRAC_BITS_MAX);
 		return NULL;
 	}
 
@@ -98,14 +98,14 @@ struct kstats *kstats_new(const char *name, u8 frac_bits)
 	mutex_lock(&ks_lock);
 	if (ks_find(name)) {
 		mutex_unlock(&ks_lock);
-		pr_err("kstats_new %s: name already exists\n", name);
+		pr_err("%s %s: name already exists\n", __func__, name);
 		goto err_free_slots;
 	}
 	err = ks_node_create(ks);
 	if (err) {
 		mutex_unlock(&ks_lock);
-		pr_err("kstats_new %s: cannot create debugfs node: %d\n",
-		       name, err);
+		pr_err("%s %s: cannot create debugfs node: %d\n",
+		       __func__, name, err);
 		goto err_free_slots;
 	}
 	list_add(&ks->list, &ks_list);
@@ -119,7 +119,7 @@ err_free_slots:
 err_free_ks:
 	kfree(ks);
 err_nomem:
-	pr_err("kstats_new %s: out of memory\n", name);
+	pr_err("%s %s: out of memory\n", __func__, name);
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(kstats_new);

@@ -189,7 +189,7 @@ step demo
 insmod /modules/kstats.ko
 insmod /modules/kstats_demo.ko
 sleep 2
-show demo_msleep_1ms
+show demo_usleep_1ms
 show demo_hrtimer_late
 rmmod kstats_demo && rmmod kstats && echo "@@OK demo unloaded"
 ls /sys/kernel/debug | grep kstats | sed 's/^/@@LEFT /'
@@ -348,7 +348,7 @@ def check(logpath):
         r.check(end.endswith("rc=0") and data, "demo: %s has samples" % end.split()[1])
     sl = [l for l in dm[0][0] if "CPUS" in l]
     r.check(all(_RANGES[3][int(l.split()[1])][1] >= 1000000 for l in sl),
-            "demo: no msleep(1) shorter than 1 ms", str(sl))
+            "demo: no usleep_range(1000, 1100) shorter than 1 ms", str(sl))
     r.check("@@OK demo unloaded" in steps["demo"] and
             not any(l.startswith("@@LEFT") for l in steps["demo"]),
             "demo: unloads and leaves nothing")

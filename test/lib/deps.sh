@@ -9,6 +9,7 @@ PKGS=(
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	qemu-system-x86 busybox-static cpio kmod python3 gzip xz-utils
+	sparse linux-source-6.12
 )
 
 missing=()

@@ -1,0 +1,41 @@
+#!/bin/bash
+# Static checks: checkpatch.pl --strict from Debian's linux-source-6.12 on
+# the module's sources, and sparse (make C=2) against one headers package.
+# Usage: test/lint.sh checkpatch | test/lint.sh sparse KVER
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+
+case $1 in
+checkpatch)
+	# checkpatch is not in the headers packages; take it from the source
+	# tarball once, keyed by the tarball's package version.
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	dir=$TOP/out/checkpatch-$ver
+	if [[ ! -x $dir/scripts/checkpatch.pl ]]; then
+		mkdir -p "$dir"
+		tar -C "$dir" --strip-components=1 -xJf /usr/src/linux-source-6.12.tar.xz \
+			--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+			'*/scripts/const_structs.checkpatch'
+	fi
+	"$dir/scripts/checkpatch.pl" --strict --no-tree -q --show-types -f \
+		src/*.c src/*.h include/linux/*.h examples/*.c test/modules/*.c
+	;;
+sparse)
+	KVER=$2
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	tar --exclude=./out --exclude=./.git -cf - . | tar -C "$tmp" -xf -
+	make -C "/lib/modules/$KVER/build" M="$tmp" C=2 W=1 modules >"$tmp/log" 2>&1 ||
+		{ cat "$tmp/log"; exit 1; }
+	# Sparse reports as "file:line:col: warning/error:".
+	if grep -E ': (warning|error):' "$tmp/log"; then
+		exit 1
+	fi
+	grep -q 'CHECK' "$tmp/log" || { echo "sparse did not run"; exit 1; }
+	;;
+*)
+	echo "usage: $0 checkpatch | sparse KVER" >&2
+	exit 2
+	;;
+esac

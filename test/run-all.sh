@@ -1,0 +1,74 @@
+#!/bin/bash
+# Every kstats test, on every stock reference kernel installed (Debian's
+# 6.1 and 6.12, which test/lib/deps.sh installs). Ends with the line
+# "N passed, M failed" and exits non-zero on any failure.
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+# shellcheck source=lib/kernels.sh
+. test/lib/kernels.sh
+
+bash test/lib/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+PASSED=0
+FAILED=0
+LOGS=$TOP/out/logs
+mkdir -p "$LOGS"
+
+# run NAME CMD...: one test, pass if CMD exits 0; its output goes to a log.
+run() {
+	local name=$1 log
+	shift
+	log=$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log
+	if "$@" >"$log" 2>&1; then
+		PASSED=$((PASSED + 1))
+		echo "PASS $name"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL $name (log: $log)"
+		tail -n 30 "$log" | sed 's/^/    /'
+	fi
+}
+
+# add_counts LOG: add a checker's "X: N passed, M failed" line to the totals.
+add_counts() {
+	local line
+	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -1)
+	if [[ -z $line ]]; then
+		FAILED=$((FAILED + 1))
+		return
+	fi
+	set -- $line
+	PASSED=$((PASSED + $2))
+	FAILED=$((FAILED + $4))
+}
+
+mapfile -t KERNELS < <(ks_kernels)
+for series in 6.1 6.12; do
+	found=0
+	for k in "${KERNELS[@]}"; do
+		[[ $(ks_kernel_series "$k") == "$series" ]] && found=1
+	done
+	run "reference kernel $series installed" test "$found" = 1
+done
+
+run "checkpatch --strict" bash test/lint.sh checkpatch
+
+for k in "${KERNELS[@]}"; do
+	run "$k: W=1 build, no warnings" bash test/build.sh "$k"
+	run "$k: sparse" bash test/lint.sh sparse "$k"
+	[[ -f out/$k/kstats.ko ]] || continue
+
+	script=$LOGS/basic-$k.sh
+	python3 test/basic_test.py gen "$script"
+	run "$k: guest boots, runs the foundation script, clean console" \
+		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-basic-$k.console" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
+	python3 test/basic_test.py check "$LOGS/guest-basic-$k.console" \
+		>"$LOGS/basic-$k.result" 2>&1
+	sed "s/^/    [$k] /" "$LOGS/basic-$k.result"
+	add_counts "$LOGS/basic-$k.result"
+done
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
