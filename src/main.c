@@ -182,3 +182,4 @@ module_exit(kstats_exit);
 MODULE_DESCRIPTION("Per-CPU log-linear histograms of kernel metrics in debugfs");
 MODULE_AUTHOR("kstats developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(KSTATS_VERSION);
