@@ -24,4 +24,35 @@
 #define KS_NMI_SAFE_THIS_CPU	0
 #endif
 
+/*
+ * fprobe: Kbuild defines KS_FPROBE_PT_REGS_RET_IP when the kernel has
+ * CONFIG_FPROBE with the handlers of 6.3 to 6.13 (entry returns int and
+ * gets ret_ip and pt_regs). Other fprobe APIs are not supported: "method
+ * fprobe" then fails with -EOPNOTSUPP and kretprobe is the default.
+ */
+#ifdef KS_FPROBE_PT_REGS_RET_IP
+#define KS_HAVE_FPROBE		1
+#define KS_FPROBE_ENTRY(fn)						\
+	int notrace fn(struct fprobe *fp, unsigned long entry_ip,	\
+		       unsigned long ret_ip, struct pt_regs *regs,	\
+		       void *entry_data)
+#define KS_FPROBE_EXIT(fn)						\
+	void notrace fn(struct fprobe *fp, unsigned long entry_ip,	\
+			unsigned long ret_ip, struct pt_regs *regs,	\
+			void *entry_data)
+#define KS_FPROBE_ENTRY_OK	0
+#else
+#define KS_HAVE_FPROBE		0
+#endif
+
+/* sched_switch gained prev_state in 5.18; Kbuild probes the header. */
+#ifdef KS_SCHED_SWITCH_PREV_STATE
+#define KS_SCHED_SWITCH_PROTO						\
+	bool preempt, struct task_struct *prev, struct task_struct *next, \
+	unsigned int prev_state
+#else
+#define KS_SCHED_SWITCH_PROTO						\
+	bool preempt, struct task_struct *prev, struct task_struct *next
+#endif
+
 #endif /* _KSTATS_COMPAT_H */

@@ -38,6 +38,9 @@ struct kstats {
 	/* Samples dropped because they came from NMI where that is unsafe. */
 	atomic_long_t nmi_dropped;
 	struct dentry *node;
+	/* Adds '#' lines to the node, e.g. a trace's missed counts. */
+	void (*show_extra)(struct seq_file *m, void *arg);
+	void *show_extra_arg;
 	struct list_head list;	/* on ks_list, under ks_lock */
 	char name[KSTATS_NAME_MAX + 1];
 };
@@ -116,6 +119,11 @@ struct ks_snapshot {
 	struct ks_cell *cells;	/* [row * n_slots + slot] */
 };
 
+struct seq_file;
+
+struct kstats *ks_create(const char *name, u8 frac_bits);
+void ks_set_show_extra(struct kstats *ks,
+		       void (*show)(struct seq_file *m, void *arg), void *arg);
 void kstats_reset(struct kstats *ks);
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks);
 void ks_snapshot_free(struct ks_snapshot *snap);

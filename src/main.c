@@ -15,6 +15,7 @@
 #include <linux/string.h>
 
 #include "hist.h"
+#include "hook.h"
 #include "output.h"
 
 /* Serializes creation and removal of histograms; guards ks_list. */
@@ -53,19 +54,15 @@ static const char *ks_name_problem(const char *name)
 }
 
 /**
- * kstats_new() - create a histogram and its debugfs node
- * @name: node name under /sys/kernel/debug/kstats/: 1 to 63 printable
- *        bytes, no '/' or blanks, not starting with '_'
- * @frac_bits: log2 of the slots per power of two, 0..5; 3 gives slots
- *             12.5 % wide
- *
- * The histogram starts recording at once.
+ * ks_create() - kstats_new(), with the reason for a failure as an errno
+ * @name: as for kstats_new()
+ * @frac_bits: as for kstats_new()
  *
  * Context: process context; may sleep.
- * Return: the new histogram, or NULL with the reason in dmesg: bad
- * @frac_bits, a bad or duplicate @name, or no memory.
+ * Return: the histogram; ERR_PTR(-EINVAL) for a bad name or frac_bits,
+ * -EEXIST for a name in use, -ENOMEM, or debugfs' error.
  */
-struct kstats *kstats_new(const char *name, u8 frac_bits)
+struct kstats *ks_create(const char *name, u8 frac_bits)
 {
 	const char *problem;
 	struct kstats *ks;
@@ -74,13 +71,13 @@ struct kstats *kstats_new(const char *name, u8 frac_bits)
 	might_sleep();
 	problem = ks_name_problem(name);
 	if (problem) {
-		pr_err("%s: %s\n", __func__, problem);
-		return NULL;
+		pr_err("kstats_new: %s\n", problem);
+		return ERR_PTR(-EINVAL);
 	}
 	if (frac_bits > KSTATS_FRAC_BITS_MAX) {
-		pr_err("%s %s: frac_bits %u out of range 0..%d\n",
-		       __func__, name, frac_bits, KSTATS_FRAC_BITS_MAX);
-		return NULL;
+		pr_err("kstats_new %s: frac_bits %u out of range 0..%d\n",
+		       name, frac_bits, KSTATS_FRAC_BITS_MAX);
+		return ERR_PTR(-EINVAL);
 	}
 
 	ks = kzalloc(sizeof(*ks), GFP_KERNEL);
@@ -98,14 +95,15 @@ struct kstats *kstats_new(const char *name, u8 frac_bits)
 	mutex_lock(&ks_lock);
 	if (ks_find(name)) {
 		mutex_unlock(&ks_lock);
-		pr_err("%s %s: name already exists\n", __func__, name);
+		pr_err("kstats_new %s: name already exists\n", name);
+		err = -EEXIST;
 		goto err_free_slots;
 	}
 	err = ks_node_create(ks);
 	if (err) {
 		mutex_unlock(&ks_lock);
-		pr_err("%s %s: cannot create debugfs node: %d\n",
-		       __func__, name, err);
+		pr_err("kstats_new %s: cannot create debugfs node: %d\n",
+		       name, err);
 		goto err_free_slots;
 	}
 	list_add(&ks->list, &ks_list);
@@ -115,14 +113,47 @@ struct kstats *kstats_new(const char *name, u8 frac_bits)
 err_free_slots:
 	free_percpu(ks->slots);
 	kfree(ks);
-	return NULL;
+	return ERR_PTR(err);
 err_free_ks:
 	kfree(ks);
 err_nomem:
-	pr_err("%s %s: out of memory\n", __func__, name);
-	return NULL;
+	pr_err("kstats_new %s: out of memory\n", name);
+	return ERR_PTR(-ENOMEM);
+}
+
+/**
+ * kstats_new() - create a histogram and its debugfs node
+ * @name: node name under /sys/kernel/debug/kstats/: 1 to 63 printable
+ *        bytes, no '/' or blanks, not starting with '_'
+ * @frac_bits: log2 of the slots per power of two, 0..5; 3 gives slots
+ *             12.5 % wide
+ *
+ * The histogram starts recording at once.
+ *
+ * Context: process context; may sleep.
+ * Return: the new histogram, or NULL with the reason in dmesg: bad
+ * @frac_bits, a bad or duplicate @name, or no memory.
+ */
+struct kstats *kstats_new(const char *name, u8 frac_bits)
+{
+	struct kstats *ks = ks_create(name, frac_bits);
+
+	return IS_ERR(ks) ? NULL : ks;
 }
 EXPORT_SYMBOL_GPL(kstats_new);
+
+/**
+ * ks_set_show_extra() - add '#' lines to a histogram's node
+ * @ks: the histogram
+ * @show: prints the lines; called while a read of the node is in progress
+ * @arg: passed to @show; must outlive @ks
+ */
+void ks_set_show_extra(struct kstats *ks,
+		       void (*show)(struct seq_file *m, void *arg), void *arg)
+{
+	ks->show_extra_arg = arg;
+	ks->show_extra = show;
+}
 
 /* Called with ks_lock held. */
 static void ks_destroy(struct kstats *ks)
@@ -161,12 +192,32 @@ EXPORT_SYMBOL_GPL(kstats_delete);
 
 static int __init kstats_init(void)
 {
-	return ks_output_init();
+	int err;
+
+	err = ks_output_init();
+	if (err)
+		return err;
+	err = ks_hook_init();
+	if (err)
+		goto err_output;
+	err = ks_control_create();
+	if (err)
+		goto err_hook;
+	return 0;
+
+err_hook:
+	ks_hook_exit();
+err_output:
+	ks_output_exit();
+	return err;
 }
 
 static void __exit kstats_exit(void)
 {
 	struct kstats *ks, *tmp;
+
+	/* Traces go first: their handlers record into histograms. */
+	ks_hook_exit();
 
 	/* Clients pin this module, so only kstats' own histograms are left. */
 	mutex_lock(&ks_lock);

@@ -75,6 +75,8 @@ static void ks_show_header(struct seq_file *m, struct kstats *ks)
 		seq_puts(m, "# stopped\n");
 	if (nmi_dropped)
 		seq_printf(m, "# nmi_dropped %ld\n", nmi_dropped);
+	if (ks->show_extra)
+		ks->show_extra(m, ks->show_extra_arg);
 }
 
 static void *ks_seq_start(struct seq_file *m, loff_t *pos)
@@ -258,6 +260,25 @@ int ks_output_init(void)
 		pr_err("cannot create debugfs directory kstats: %ld\n",
 		       PTR_ERR(ks_root));
 		return PTR_ERR(ks_root);
+	}
+	return 0;
+}
+
+/**
+ * ks_control_create() - create _control, once everything behind it is ready
+ *
+ * 0600: it attaches probes, and a locked-down kernel refuses it anyway.
+ * Return: 0, or a negative errno.
+ */
+int ks_control_create(void)
+{
+	struct dentry *d;
+
+	d = debugfs_create_file("_control", 0600, ks_root, NULL,
+				&ks_control_fops);
+	if (IS_ERR(d)) {
+		pr_err("cannot create _control: %ld\n", PTR_ERR(d));
+		return PTR_ERR(d);
 	}
 	return 0;
 }

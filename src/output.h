@@ -9,7 +9,10 @@ struct kstats;
 struct seq_file;
 struct ks_snapshot;
 
+extern const struct file_operations ks_control_fops;
+
 int ks_output_init(void);
+int ks_control_create(void);
 void ks_output_exit(void);
 int ks_node_create(struct kstats *ks);
 void ks_node_remove(struct kstats *ks);
