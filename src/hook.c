@@ -81,7 +81,7 @@ struct ks_trace {
  */
 static DEFINE_MUTEX(ks_trace_lock);
 static LIST_HEAD(ks_traces);
-static struct tracepoint *ks_exit_tp;
+static struct tracepoint *ks_free_tp;
 
 /* ---------------------------------------------------------------- record */
 
@@ -321,15 +321,19 @@ static const struct ks_typed_pair ks_typed_pairs[] = {
 	{ "sched_wakeup_new", "sched_switch", ks_tp_wakeup, ks_tp_switch },
 };
 
-/* A task that exits with a section open would leave a stale start. */
-static void notrace ks_tp_exit(void *data)
+/*
+ * A task freed with a section open would leave a start whose key a new
+ * task_struct could reuse. sched_process_free fires just before the free,
+ * after everything the task could still start (even SIGCHLD in exit).
+ */
+static void notrace ks_tp_task_free(void *data, struct task_struct *p)
 {
 	struct ks_trace *t;
 	u64 ts;
 
 	list_for_each_entry_rcu(t, &ks_traces, list)
 		if (t->starts)
-			ks_start_take(t->starts, current, &ts);
+			ks_start_take(t->starts, p, &ts);
 }
 
 /* Probing kstats' own handlers would recurse. */
@@ -549,10 +553,13 @@ static void ks_detach(struct ks_trace *t)
 	}
 }
 
+/*
+ * Samples lost. A start refused for a full table is not added: its end
+ * then finds no start and is counted there.
+ */
 static unsigned long ks_trace_missed(struct ks_trace *t)
 {
 	unsigned long missed = atomic_long_read(&t->no_start) +
-			       atomic_long_read(&t->table_full) +
 			       atomic_long_read(&t->negative);
 
 	switch (t->req.method) {
@@ -704,7 +711,7 @@ static void ks_trace_destroy(struct ks_trace *t)
 	lockdep_assert_held(&ks_trace_lock);
 	list_del_rcu(&t->list);
 	ks_detach(t);
-	/* ks_tp_exit() walks ks_traces under RCU. */
+	/* ks_tp_task_free() walks ks_traces under RCU. */
 	synchronize_rcu();
 	pr_info("trace %s: removed, %lu missed\n", t->req.name,
 		ks_trace_missed(t));
@@ -784,11 +791,12 @@ int ks_hook_init(void)
 	err = register_module_notifier(&ks_module_nb);
 	if (err)
 		return err;
-	ks_exit_tp = ks_find_tracepoint("sched_process_exit");
-	if (ks_exit_tp && tracepoint_probe_register(ks_exit_tp, ks_tp_exit, NULL))
-		ks_exit_tp = NULL;
-	if (!ks_exit_tp)
-		pr_warn("no sched_process_exit tracepoint: sections left open by exiting tasks stay in the start tables\n");
+	ks_free_tp = ks_find_tracepoint("sched_process_free");
+	if (ks_free_tp &&
+	    tracepoint_probe_register(ks_free_tp, ks_tp_task_free, NULL))
+		ks_free_tp = NULL;
+	if (!ks_free_tp)
+		pr_warn("no sched_process_free tracepoint: sections left open by exiting tasks stay in the start tables\n");
 	return 0;
 }
 
@@ -801,8 +809,8 @@ void ks_hook_exit(void)
 	list_for_each_entry_safe(t, tmp, &ks_traces, list)
 		ks_trace_destroy(t);
 	mutex_unlock(&ks_trace_lock);
-	if (ks_exit_tp) {
-		tracepoint_probe_unregister(ks_exit_tp, ks_tp_exit, NULL);
+	if (ks_free_tp) {
+		tracepoint_probe_unregister(ks_free_tp, ks_tp_task_free, NULL);
 		tracepoint_synchronize_unregister();
 	}
 	unregister_module_notifier(&ks_module_nb);

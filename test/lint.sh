@@ -19,7 +19,7 @@ checkpatch)
 			'*/scripts/const_structs.checkpatch'
 	fi
 	"$dir/scripts/checkpatch.pl" --strict --no-tree -q --show-types -f \
-		src/*.c src/*.h include/linux/*.h examples/*.c test/modules/*.c
+		src/*.c src/*.h include/linux/*.h examples/*.c test/modules/*.[ch]
 	;;
 sparse)
 	KVER=$2

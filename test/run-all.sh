@@ -68,6 +68,17 @@ for k in "${KERNELS[@]}"; do
 		>"$LOGS/basic-$k.result" 2>&1
 	sed "s/^/    [$k] /" "$LOGS/basic-$k.result"
 	add_counts "$LOGS/basic-$k.result"
+
+	script=$LOGS/trace-$k.sh
+	python3 test/trace_test.py gen "$script" "$(ks_kernel_series "$k")"
+	KS_TIMEOUT=600 run "$k: guest runs the _control script, clean console" \
+		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-trace-$k.console" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/sigpair" "out/$k/syscall_loop"
+	python3 test/trace_test.py check "$LOGS/guest-trace-$k.console" \
+		>"$LOGS/trace-$k.result" 2>&1
+	sed "s/^/    [$k] /" "$LOGS/trace-$k.result"
+	add_counts "$LOGS/trace-$k.result"
 done
 
 echo "$PASSED passed, $FAILED failed"

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Functions of known duration for the _control tests to trace, driven by
+ * writes to /sys/kernel/debug/kstats_test_target, one command per write:
+ *
+ *	delay US N		N calls of kst_target_delay(): spins US
+ *	recurse DEPTH US N	N calls of kst_target_recurse(): DEPTH nested
+ *				calls, each spinning US plus its callees
+ *	sleep US N		N calls of kst_target_sleep(): usleep_range(US)
+ *	migrate US N		N calls of kst_target_migrate(), which moves
+ *				the task to another CPU, then spins US
+ *	section US N		kst_section_begin(); spin US; kst_section_end()
+ *	section_sleep US N	the same with usleep_range(US) in between
+ *	end_only N		N calls of kst_section_end() alone
+ *	gap US N		N calls of kst_target_delay(0) on one CPU,
+ *				US apart
+ *	notrace N		N calls of kst_target_notrace(), no ftrace site
+ *	bench N			N calls of kst_target_null(); reading the file
+ *				then gives "bench N ns T"
+ */
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "kstats_test_target.h"
+
+static struct dentry *kst_file;
+static char kst_result[64];
+
+/*
+ * Busy-waits on the clock kstats timestamps with, so a traced call can
+ * never measure shorter than @us. udelay() under TCG is calibrated
+ * against another clock and often runs a few percent short.
+ */
+static void kst_spin(unsigned int us)
+{
+	u64 t0 = ktime_get_mono_fast_ns();
+
+	while (ktime_get_mono_fast_ns() - t0 < (u64)us * NSEC_PER_USEC)
+		cpu_relax();
+}
+
+noinline void kst_target_delay(unsigned int us)
+{
+	kst_spin(us);
+}
+
+noinline void kst_target_recurse(unsigned int depth, unsigned int us)
+{
+	kst_spin(us);
+	if (depth > 1)
+		kst_target_recurse(depth - 1, us);
+	/* Keeps the recursion from becoming a loop. */
+	barrier();
+}
+
+noinline void kst_target_sleep(unsigned int us)
+{
+	usleep_range(us, us + 100);
+}
+
+noinline void kst_target_migrate(unsigned int us)
+{
+	int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+
+	if (cpu < nr_cpu_ids)
+		set_cpus_allowed_ptr(current, cpumask_of(cpu));
+	kst_spin(us);
+}
+
+noinline void kst_section_begin(void)
+{
+	barrier();
+}
+
+noinline void kst_section_end(void)
+{
+	barrier();
+}
+
+noinline notrace void kst_target_notrace(void)
+{
+	barrier();
+}
+
+noinline void kst_target_null(void)
+{
+	barrier();
+}
+
+static int kst_run(char *line)
+{
+	unsigned int a = 0, b = 0, c = 0, i;
+	char cmd[16];
+	u64 t0;
+	int n;
+
+	n = sscanf(line, "%15s %u %u %u", cmd, &a, &b, &c);
+	if (n < 2)
+		return -EINVAL;
+	if (!strcmp(cmd, "delay") && n == 3) {
+		for (i = 0; i < b; i++)
+			kst_target_delay(a);
+	} else if (!strcmp(cmd, "recurse") && n == 4 && a) {
+		for (i = 0; i < c; i++)
+			kst_target_recurse(a, b);
+	} else if (!strcmp(cmd, "sleep") && n == 3) {
+		for (i = 0; i < b; i++)
+			kst_target_sleep(a);
+	} else if (!strcmp(cmd, "migrate") && n == 3) {
+		for (i = 0; i < b; i++)
+			kst_target_migrate(a);
+		set_cpus_allowed_ptr(current, cpu_possible_mask);
+	} else if (!strcmp(cmd, "section") && n == 3) {
+		for (i = 0; i < b; i++) {
+			kst_section_begin();
+			kst_spin(a);
+			kst_section_end();
+		}
+	} else if (!strcmp(cmd, "section_sleep") && n == 3) {
+		for (i = 0; i < b; i++) {
+			kst_section_begin();
+			usleep_range(a, a + 100);
+			kst_section_end();
+		}
+	} else if (!strcmp(cmd, "end_only") && n == 2) {
+		for (i = 0; i < a; i++)
+			kst_section_end();
+	} else if (!strcmp(cmd, "gap") && n == 3) {
+		/* One CPU, so every gap is measured where it happened. */
+		preempt_disable();
+		for (i = 0; i < b; i++) {
+			if (i)
+				kst_spin(a);
+			kst_target_delay(0);
+		}
+		preempt_enable();
+	} else if (!strcmp(cmd, "notrace") && n == 2) {
+		for (i = 0; i < a; i++)
+			kst_target_notrace();
+	} else if (!strcmp(cmd, "bench") && n == 2) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < a; i++)
+			kst_target_null();
+		snprintf(kst_result, sizeof(kst_result), "bench %u ns %llu\n",
+			 a, ktime_get_ns() - t0);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static ssize_t kst_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	char *line;
+	int err;
+
+	if (count > 128)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	err = kst_run(line);
+	kfree(line);
+	return err ? err : count;
+}
+
+static ssize_t kst_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
+{
+	return simple_read_from_buffer(ubuf, count, ppos, kst_result,
+				       strlen(kst_result));
+}
+
+static const struct file_operations kst_fops = {
+	.owner = THIS_MODULE,
+	.write = kst_write,
+	.read = kst_read,
+};
+
+static int __init kst_init(void)
+{
+	kst_file = debugfs_create_file("kstats_test_target", 0600, NULL, NULL,
+				       &kst_fops);
+	return PTR_ERR_OR_ZERO(kst_file);
+}
+
+static void __exit kst_exit(void)
+{
+	debugfs_remove(kst_file);
+}
+
+module_init(kst_init);
+module_exit(kst_exit);
+MODULE_DESCRIPTION("kstats test target: functions of known duration");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The traced functions of kstats_test_target. Global, so their names stay
+ * as written (no .isra/.constprop clones): the tests trace them by name.
+ */
+#ifndef _KSTATS_TEST_TARGET_H
+#define _KSTATS_TEST_TARGET_H
+
+void kst_target_delay(unsigned int us);
+void kst_target_recurse(unsigned int depth, unsigned int us);
+void kst_target_sleep(unsigned int us);
+void kst_target_migrate(unsigned int us);
+void kst_section_begin(void);
+void kst_section_end(void);
+void kst_target_notrace(void);
+void kst_target_null(void);
+
+#endif /* _KSTATS_TEST_TARGET_H */

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""_control tests of kstats.ko in a stock-kernel QEMU guest.
+
+  trace_test.py gen GUEST_SCRIPT   write the busybox script the guest runs
+  trace_test.py check LOGFILE      assert on the guest's console log
+
+Durations come from kstats_test_target.ko (udelay, usleep_range, recursion,
+migration) and from static programs (signals, syscalls), so each sample
+has a known lower bound. TCG vCPUs are preempted by the host, so the upper
+side is only checked loosely: 90 % within 2 slots above the bound.
+"""
+import re
+import sys
+
+from basic_test import Results, _RANGES, ref_slot, blocks
+
+FB = 3
+D = "/sys/kernel/debug/kstats"
+EXPECTED_ERRNO = {}
+
+
+def function_methods(series):
+    return ["kretprobe", "fprobe"] if series == "6.12" else ["kretprobe"]
+
+
+# (name, command, errno text) for every refusal, checked on both kernels.
+REFUSALS = [
+    ("unknown symbol", "trace x start kst_no_such_function", "No such file or directory"),
+    ("kprobe blacklist (kstats_record)", "trace x start kstats_record", "Invalid argument"),
+    ("kstats' own function", "trace x start ks_trace_add", "Invalid argument"),
+    ("kprobe blacklist (do_int3)", "trace x start do_int3", "Invalid argument"),
+    ("duplicate name", "trace dup start kst_target_delay", "File exists"),
+    ("name of an existing GAP node", "trace GAP-dup start kst_target_delay", "File exists"),
+    ("remove of an unknown name", "remove nosuch", "No such file or directory"),
+    ("bits out of range", "trace x start kst_target_delay bits 6", "Invalid argument"),
+    ("bits not a number", "trace x start kst_target_delay bits three", "Invalid argument"),
+    ("missing value", "trace x start kst_target_delay bits", "Invalid argument"),
+    ("unknown keyword", "trace x start kst_target_delay color red", "Invalid argument"),
+    ("keyword twice", "trace x start kst_target_delay bits 2 bits 3", "Invalid argument"),
+    ("too many words", "trace x bits 1 start a end b method kprobe maxactive 2 x y", "Invalid argument"),
+    ("unknown command", "frob x", "Invalid argument"),
+    ("command alone", "trace", "Invalid argument"),
+    ("remove with extra words", "remove dup now", "Invalid argument"),
+    ("maxactive 0", "trace x start kst_target_delay maxactive 0", "Invalid argument"),
+    ("maxactive 4097", "trace x start kst_target_delay maxactive 4097", "Invalid argument"),
+    ("unknown method", "trace x start kst_target_delay method uprobe", "Invalid argument"),
+    ("method kprobe without end", "trace x start kst_target_delay method kprobe", "Invalid argument"),
+    ("kretprobe with end", "trace x start kst_section_begin end kst_section_end method kretprobe", "Invalid argument"),
+    ("tracepoint without end", "trace x start __tracepoint_sched_switch", "Invalid argument"),
+    ("tracepoint with function end", "trace x start __tracepoint_sched_switch end kst_section_end", "Invalid argument"),
+    ("method tracepoint on functions", "trace x start kst_section_begin end kst_section_end method tracepoint", "Invalid argument"),
+    ("end same as start", "trace x start kst_section_end end kst_section_end", "Invalid argument"),
+    ("unknown tracepoint", "trace x start __tracepoint_kst_nosuch end __tracepoint_sched_switch", "No such file or directory"),
+    ("unknown end function", "trace x start kst_section_begin end kst_no_such_end", "No such file or directory"),
+    ("name with /", "trace a/b start kst_target_delay", "Invalid argument"),
+    ("name starting with _", "trace _x start kst_target_delay", "Invalid argument"),
+    ("name of 60 bytes", "trace %s start kst_target_delay" % ("n" * 60), "File name too long"),
+    ("start symbol of 512 bytes", "trace x start %s" % ("s" * 512), "File name too long"),
+    ("fprobe on a function without ftrace site",
+     "trace x start kst_target_notrace method fprobe", "Operation not supported"),
+]
+
+
+def gen(path, series):
+    out = ["""set -u
+D=%s
+C=$D/_control
+T=/sys/kernel/debug/kstats_test_target
+ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
+tgt() { echo "$1" > $T || echo "@@TGTFAIL $1"; }
+show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
+step() { echo "@@STEP $1"; }
+listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
+insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"
+insmod /modules/kstats_test_target.ko || echo "@@FAIL insmod target"
+""" % D]
+    for m in function_methods(series) + ["default"]:
+        mm = "" if m == "default" else " method " + m
+        out.append("""step fn-%(m)s
+ctl "trace d_%(m)s start kst_target_delay%(mm)s"
+listing d_%(m)s
+tgt "delay 20000 10"
+show d_%(m)s
+ctl "remove d_%(m)s"
+ctl "trace r_%(m)s start kst_target_recurse%(mm)s"
+tgt "recurse 3 10000 6"
+show r_%(m)s
+ctl "remove r_%(m)s"
+ctl "trace s_%(m)s start kst_target_sleep%(mm)s"
+for i in 1 2 3 4 5 6 7 8; do tgt "sleep 100000 2" & done; wait
+show s_%(m)s
+listing s_%(m)s
+ctl "remove s_%(m)s"
+ctl "trace m_%(m)s start kst_target_migrate%(mm)s"
+tgt "migrate 40000 5"
+show m_%(m)s
+ctl "remove m_%(m)s"
+ctl "trace g_%(m)s start kst_target_delay%(mm)s"
+tgt "gap 20000 11"
+show g_%(m)s
+show GAP-g_%(m)s
+ctl "remove g_%(m)s"
+ctl "trace ma_%(m)s start kst_target_sleep maxactive 1%(mm)s"
+for i in 1 2 3 4; do tgt "sleep 20000 3" & done; wait
+show ma_%(m)s
+listing ma_%(m)s
+ctl "remove ma_%(m)s"
+ctl "trace gp_%(m)s start __x64_sys_getppid%(mm)s"
+/modules/syscall_loop 1000
+show gp_%(m)s
+ctl "remove gp_%(m)s"
+""" % {"m": m, "mm": mm})
+    out.append("""step notrace
+ctl "trace nt start kst_target_notrace"
+listing nt
+tgt "notrace 50"
+show nt
+ctl "remove nt"
+step kprobe-pair
+ctl "trace sec start kst_section_begin end kst_section_end"
+listing sec
+tgt "section 20000 10"
+show sec
+tgt "end_only 5"
+listing sec-end-only
+show sec
+ctl "remove sec"
+ctl "trace full start kst_section_begin end kst_section_end maxactive 1"
+for i in 1 2 3; do tgt "section_sleep 20000 3" & done; wait
+show full
+listing full
+ctl "remove full"
+step tracepoint-pair
+ctl "trace sig start __tracepoint_signal_generate end __tracepoint_signal_deliver"
+listing sig
+/modules/sigpair 10 50000
+show sig
+ctl "remove sig"
+ctl "trace rq start __tracepoint_sched_wakeup end __tracepoint_sched_switch"
+/modules/sigpair 5 10000
+show rq
+listing rq
+ctl "remove rq"
+step refusals
+ctl "trace dup start kst_target_delay"
+""")
+    for _, cmd, _ in REFUSALS:
+        out.append('ctl "%s"' % cmd)
+    out.append("""(head -c 3000 /dev/zero | tr '\\0' 'a' > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: over-long write"
+ctl "trace %s start kst_target_delay"
+ls $D | sed 's/^/@@NODE /'
+ctl "remove %s"
+ctl "remove dup"
+ls $D | sed 's/^/@@LEFT /'
+listing after-refusals
+step gone
+ctl "trace gn start kst_target_delay"
+rmmod kstats_test_target && echo "@@OK target unloaded"
+listing gone
+show gn
+ctl "remove gn"
+insmod /modules/kstats_test_target.ko || echo "@@FAIL reinsmod target"
+step remove-pending
+for m in %s; do
+	ctl "trace ps_$m start kst_target_sleep method $m"
+	tgt "sleep 400000 2" &
+	sleep 0.2
+	ctl "remove ps_$m"
+	wait
+done
+step read-while-removed
+ctl "trace rr start kst_target_delay"
+(while [ -e $D/rr ]; do cat $D/rr > /dev/null 2>&1; cat $D/GAP-rr > /dev/null 2>&1; done) &
+(for i in 1 2 3 4 5 6 7 8 9 10; do tgt "delay 10 50"; done) &
+sleep 1
+ctl "remove rr"
+wait
+step concurrent
+ctl "trace cc start kst_target_delay bits 2"
+(for i in 1 2 3 4 5 6 7 8; do echo "trace c1 start kst_target_delay" > $C; tgt "delay 5 20"; echo "remove c1" > $C; done) 2>/dev/null &
+(for i in 1 2 3 4 5 6 7 8; do echo "trace c2 start __tracepoint_sys_enter end __tracepoint_sys_exit" > $C; cat $C > /dev/null; echo "remove c2" > $C; done) 2>/dev/null &
+(for i in $(seq 1 40); do echo reset > $D/cc; echo stop > $D/cc; echo START > $D/cc; done) &
+(for i in $(seq 1 40); do cat $D/cc $D/GAP-cc $C > /dev/null 2>&1; tgt "delay 5 10"; done) &
+wait
+listing concurrent
+ctl "remove cc"
+ls $D | sed 's/^/@@LEFT2 /'
+step rmmod-with-traces
+ctl "trace z1 start kst_target_sleep method kretprobe"
+ctl "trace z2 start kst_section_begin end kst_section_end"
+ctl "trace z3 start __tracepoint_sched_wakeup end __tracepoint_sched_switch"
+ctl "trace z4 start kst_target_delay"
+tgt "sleep 300000 2" &
+tgt "section_sleep 300000 2" &
+sleep 0.2
+rmmod kstats; echo "@@RMMOD rc=$?"
+wait
+test -e $D && echo "@@STALE kstats dir"
+rmmod kstats_test_target; echo "@@RMMOD target rc=$?"
+step done
+""" % ("n" * 59, "n" * 59, " ".join(function_methods(series))))
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def parse(log):
+    lines = [l.rstrip("\r") for l in log.split("\n")]
+    steps, cur = {}, None
+    for l in lines:
+        m = re.search(r"@@STEP (\S+)", l)
+        if m:
+            cur = m.group(1)
+            steps[cur] = []
+        elif cur is not None:
+            steps[cur].append(l)
+    return lines, steps
+
+
+def nodes(step_lines):
+    """name -> (CPUS lines as (slot, count), '#' lines)."""
+    res, cur, name = {}, None, None
+    for l in step_lines:
+        if l.startswith("@@BEGIN "):
+            name, cur = l.split()[1], []
+        elif l.startswith("@@END ") and cur is not None:
+            cpus = [(int(x.split()[1]), int(x.split()[5])) for x in cur
+                    if re.match(r"slot \d+ +CPUS ", x)]
+            res.setdefault(name, []).append((cpus, [x for x in cur if x.startswith("#")]))
+            cur = None
+        elif cur is not None:
+            cur.append(l)
+    return res
+
+
+def listings(step_lines):
+    res, cur, name = {}, None, None
+    for l in step_lines:
+        if l.startswith("@@LIST-BEGIN "):
+            name, cur = l.split()[1], []
+        elif l.startswith("@@LIST-END ") and cur is not None:
+            res[name] = cur
+            cur = None
+        elif cur is not None and not l.startswith("["):
+            cur.append(l)
+    return res
+
+
+def ctls(step_lines):
+    res = []
+    for l in step_lines:
+        m = re.match(r"@@CTL rc=(\d+) (.*?) :: (.*)$", l)
+        if m:
+            res.append((m.group(3), m.group(1), m.group(2).strip()))
+    return res
+
+
+def total(cpus):
+    return sum(c for _, c in cpus)
+
+
+def check_bound(r, what, cpus, bound_ns, count=None, windows=None):
+    """Every sample >= bound; 90 % within 2 slots above a window's start."""
+    n = total(cpus)
+    if count is not None:
+        r.check(n == count, "%s: count %d == calls %d" % (what, n, count))
+    else:
+        r.check(n > 0, "%s: has samples" % what)
+    low = ref_slot(FB, bound_ns)
+    r.check(all(s >= low for s, _ in cpus),
+            "%s: no sample below %d ns (slot %d)" % (what, bound_ns, low), str(cpus))
+    wins = [ref_slot(FB, w) for w in (windows or [bound_ns])]
+    near = sum(c for s, c in cpus if any(w <= s <= w + 2 for w in wins))
+    r.check(n > 0 and near >= 0.9 * n,
+            "%s: >= 90%% within 2 slots above the known duration" % what,
+            "%d of %d: %s" % (near, n, cpus))
+
+
+def missed_of(listing_lines, name):
+    for l in listing_lines:
+        w = l.split()
+        if w and w[0] == name and "missed" in w:
+            return int(w[w.index("missed") + 1])
+    return None
+
+
+def method_of(listing_lines, name):
+    for l in listing_lines:
+        w = l.split()
+        if w and w[0] == name and "method" in w:
+            return w[w.index("method") + 1]
+    return None
+
+
+def check(logpath):
+    r = Results()
+    log = open(logpath, errors="replace").read()
+    lines, steps = parse(log)
+    m = re.search(r"KSTATS-GUEST-START (\S+)", log)
+    series = "6.12" if m and m.group(1).startswith("6.12.") else "6.1"
+    r.check(not any("@@FAIL" in l or "@@TGTFAIL" in l for l in lines),
+            "modules load and every workload command succeeds",
+            str([l for l in lines if "FAIL" in l][:5]))
+    want_steps = ["fn-%s" % m for m in function_methods(series) + ["default"]] + [
+        "notrace", "kprobe-pair", "tracepoint-pair", "refusals", "gone",
+        "remove-pending", "read-while-removed", "concurrent",
+        "rmmod-with-traces", "done"]
+    for s in want_steps:
+        r.check(s in steps, "step %s reached" % s)
+    if "done" not in steps:
+        return r
+
+    for meth in function_methods(series) + ["default"]:
+        st = steps["fn-" + meth]
+        nd, ls = nodes(st), listings(st)
+        c = ctls(st)
+        r.check(all(rc == "0" for _, rc, _ in c), "%s: every trace/remove accepted" % meth, str(c))
+        expect = meth if meth != "default" else ("fprobe" if series == "6.12" else "kretprobe")
+        r.check(method_of(ls.get("d_" + meth, []), "d_" + meth) == expect,
+                "%s: listing says method %s" % (meth, expect), str(ls.get("d_" + meth)))
+        check_bound(r, "%s 20 ms spin" % meth, nd["d_" + meth][0][0], 20000000, 10)
+        check_bound(r, "%s recursion depth 3 x 10 ms" % meth, nd["r_" + meth][0][0],
+                    10000000, 18, [10000000, 20000000, 30000000])
+        check_bound(r, "%s 8 tasks sleeping 100 ms at once" % meth, nd["s_" + meth][0][0],
+                    100000000, 16)
+        r.check(missed_of(ls.get("s_" + meth, []), "s_" + meth) == 0,
+                "%s: no miss with 8 sleepers and default maxactive" % meth)
+        check_bound(r, "%s migrating CPU inside a 40 ms call" % meth,
+                    nd["m_" + meth][0][0], 40000000, 5)
+        r.check(total(nd["g_" + meth][0][0]) == 11, "%s: 11 calls counted" % meth)
+        check_bound(r, "%s GAP of 20 ms between calls" % meth,
+                    nd["GAP-g_" + meth][0][0], 20000000, 10)
+        cpus = nd["ma_" + meth][0][0]
+        miss = missed_of(ls.get("ma_" + meth, []), "ma_" + meth)
+        r.check(miss is not None and miss > 0 and total(cpus) + miss == 12,
+                "%s maxactive 1, 4 sleepers: count %d + missed %s == 12 calls, missed > 0"
+                % (meth, total(cpus), miss))
+        hdr = nd["ma_" + meth][0][1]
+        r.check(any(("missed %d " % (miss or -1)) in h for h in hdr),
+                "%s: node's '#' line shows the missed count" % meth, str(hdr))
+        r.check(total(nd["gp_" + meth][0][0]) == 1000,
+                "%s: __x64_sys_getppid traced 1000 times for 1000 calls" % meth,
+                str(nd["gp_" + meth][0][0]))
+
+    st = steps["notrace"]
+    r.check(method_of(listings(st).get("nt", []), "nt") == "kretprobe",
+            "function without ftrace site: default falls back to kretprobe")
+    r.check(total(nodes(st)["nt"][0][0]) == 50, "function without ftrace site: 50 calls counted")
+
+    st = steps["kprobe-pair"]
+    nd, ls = nodes(st), listings(st)
+    r.check(method_of(ls.get("sec", []), "sec") == "kprobe", "start/end functions use a kprobe pair")
+    check_bound(r, "kprobe pair around a 20 ms spin", nd["sec"][0][0], 20000000, 10)
+    r.check(missed_of(ls.get("sec-end-only", []), "sec") == 5, "kprobe pair: 5 ends without start are 5 misses")
+    r.check(total(nd["sec"][1][0]) == 10, "kprobe pair: ends without start add no sample")
+    cpus = nd["full"][0][0]
+    miss = missed_of(ls.get("full", []), "full")
+    r.check(miss is not None and miss > 0 and total(cpus) + miss == 9,
+            "kprobe pair, table of 1, 3 tasks: count %d + missed %s == 9 sections"
+            % (total(cpus), miss))
+    r.check(any("table_full" in h and not "table_full 0" in h for h in nd["full"][0][1]),
+            "kprobe pair: '#' line counts table_full", str(nd["full"][0][1]))
+
+    st = steps["tracepoint-pair"]
+    nd, ls = nodes(st), listings(st)
+    r.check(method_of(ls.get("sig", []), "sig") == "tracepoint", "__tracepoint_ names use tracepoints")
+    check_bound(r, "signal_generate..signal_deliver around a 50 ms sleep", nd["sig"][0][0], 50000000, 10)
+    r.check(total(nd["rq"][0][0]) >= 5, "sched_wakeup..sched_switch (run-queue latency) has samples",
+            str(nd["rq"][0][0]))
+    r.check(missed_of(ls.get("rq", []), "rq") == 0,
+            "run-queue latency: switches to preempted tasks are not misses")
+
+    st = steps["refusals"]
+    c = ctls(st)
+    r.check(c and c[0][1] == "0", "refusals: first trace dup accepted")
+    got = {cmd: err for cmd, rc, err in c[1:] if rc != "0"}
+    for name, cmd, err in REFUSALS:
+        r.check(got.get(cmd) == err, "refusal: %s -> %s" % (name, err),
+                "got %r" % got.get(cmd))
+    ol = [x for x in c if x[0] == "over-long write"]
+    r.check(ol and ol[0][2] == "Invalid argument", "refusal: over-long write -> Invalid argument", str(ol))
+    r.check(any(x[0] == "trace %s start kst_target_delay" % ("n" * 59) and x[1] == "0" for x in c),
+            "59-byte name accepted (63 with GAP-)")
+    r.check(any(l == "@@NODE GAP-" + "n" * 59 for l in st), "GAP- node of a 59-byte name exists")
+    left = [l for l in st if l.startswith("@@LEFT")]
+    r.check(left == ["@@LEFT _control"], "refusals leave no node behind", str(left))
+    r.check(listings(st).get("after-refusals") == [], "refusals leave no trace behind",
+            str(listings(st).get("after-refusals")))
+    for reason in ["no function kst_no_such_function", "kstats_record cannot be probed",
+                   "ks_trace_add is part of kstats", "see /sys/kernel/debug/kprobes/blacklist",
+                   "trace dup: already traced", "remove nosuch: no such trace",
+                   "_control: bits must be 0..5", "_control: unknown keyword",
+                   "_control: too many words", "no tracepoint kst_nosuch",
+                   "fprobe unavailable for kst_target_notrace"]:
+        r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)
+
+    st = steps["gone"]
+    r.check("@@OK target unloaded" in st, "traced module unloads")
+    lg = listings(st).get("gone", [])
+    r.check(any(l.startswith("gn ") and l.endswith(" gone") for l in lg),
+            "listing marks the trace of an unloaded module 'gone'", str(lg))
+    r.check([x[1] for x in ctls(st)] == ["0", "0"], "a gone trace can still be removed")
+
+    r.check(all(x[1] == "0" for x in ctls(steps["remove-pending"])),
+            "remove with calls pending in sleep succeeds")
+    r.check(all(x[1] == "0" for x in ctls(steps["read-while-removed"])),
+            "remove while nodes are being read succeeds")
+    st = steps["concurrent"]
+    r.check(not [l for l in st if l.startswith("@@LEFT2") and l != "@@LEFT2 _control"],
+            "concurrent trace/remove/reset/read leave nothing behind",
+            str([l for l in st if l.startswith("@@LEFT2")]))
+    st = steps["rmmod-with-traces"]
+    r.check(all(x[1] == "0" for x in ctls(st)), "four traces of all kinds attached")
+    r.check("@@RMMOD rc=0" in st, "rmmod kstats with traces attached and calls pending")
+    r.check("@@STALE kstats dir" not in st, "rmmod kstats leaves no debugfs files")
+    r.check("@@RMMOD target rc=0" in st, "target module unloads afterwards")
+    return r
+
+
+def main():
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2], sys.argv[3])
+        return 0
+    r = check(sys.argv[2])
+    print("trace: %d passed, %d failed" % (r.passed, r.failed))
+    return 1 if r.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
