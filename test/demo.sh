@@ -1,8 +1,9 @@
 #!/bin/bash
 # The main job: install what is needed, build kstats.ko, boot a stock Debian
-# kernel in QEMU, load kstats and the kstats_demo client, and show the
-# distributions it measured: how late a 1 ms hrtimer fires and how long
-# usleep_range(1000, 1100) really sleeps.
+# kernel in QEMU, load kstats, trace real kernel code through _control while
+# a workload runs (vfs_read, and run-queue latency from sched_wakeup to
+# sched_switch), and show the distributions. Also loads the kstats_demo
+# client module: how late a 1 ms hrtimer fires.
 # Usage: test/demo.sh [KVER]   (default: the newest reference kernel)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,16 +21,24 @@ log=$TOP/out/demo-$KVER.console
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<'GUEST'
 D=/sys/kernel/debug/kstats
+run() { echo "# $*"; eval "$@"; }
 insmod /modules/kstats.ko
-insmod /modules/kstats_demo.ko
-echo "== loaded: $(ls $D | tr '\n' ' ')"
-sleep 3
-for n in demo_hrtimer_late demo_usleep_1ms; do
-	echo "== cat $D/$n   (ns; slot, CPU, count, avg, cumulative fraction)"
-	cat $D/$n
+run "echo trace read start vfs_read > $D/_control"
+run "echo trace runq start __tracepoint_sched_wakeup end __tracepoint_sched_switch > $D/_control"
+run "cat $D/_control"
+echo "== workload: dd of the busybox binary and /proc files, 4 KiB reads"
+for f in /bin/busybox /proc/cpuinfo /proc/meminfo /proc/stat /proc/interrupts; do
+	dd if=$f of=/dev/null bs=4k 2>/dev/null
 done
-echo "== grep CPUS $D/demo_usleep_1ms"
-grep CPUS $D/demo_usleep_1ms
+echo "== cat $D/read   (ns: slot, CPU, count, avg, cumulative fraction p)"
+cat $D/read
+run "grep CPUS $D/runq"
+run "grep CPUS $D/GAP-read | tail -5"
+run "echo remove read > $D/_control"
+run "echo remove runq > $D/_control"
+insmod /modules/kstats_demo.ko
+sleep 2
+run "grep CPUS $D/demo_hrtimer_late"
 rmmod kstats_demo
 rmmod kstats
 echo "== unloaded"

@@ -17,6 +17,7 @@
  *	notrace N		N calls of kst_target_notrace(), no ftrace site
  *	bench N			N calls of kst_target_null(); reading the file
  *				then gives "bench N ns T"
+ *	bench_pair N		N calls of kst_section_begin(), kst_section_end()
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -149,6 +150,14 @@ static int kst_run(char *line)
 		t0 = ktime_get_ns();
 		for (i = 0; i < a; i++)
 			kst_target_null();
+		snprintf(kst_result, sizeof(kst_result), "bench %u ns %llu\n",
+			 a, ktime_get_ns() - t0);
+	} else if (!strcmp(cmd, "bench_pair") && n == 2) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < a; i++) {
+			kst_section_begin();
+			kst_section_end();
+		}
 		snprintf(kst_result, sizeof(kst_result), "bench %u ns %llu\n",
 			 a, ktime_get_ns() - t0);
 	} else {
