@@ -2,6 +2,7 @@
 /*
  * Histogram core: the record hot path, reset and snapshots.
  */
+#include <linux/cpu.h>
 #include <linux/kprobes.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -9,6 +10,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/export.h>
 
 #include "hist.h"
@@ -55,22 +57,40 @@ void notrace kstats_record(struct kstats *ks, u64 value)
 EXPORT_SYMBOL_GPL(kstats_record);
 NOKPROBE_SYMBOL(kstats_record);
 
+static void ks_reset_cpu(struct kstats *ks, int cpu)
+{
+	memset(per_cpu_ptr(ks->slots, cpu), 0,
+	       ks->n_slots * sizeof(struct ks_slot));
+}
+
+/* Runs on the CPU that owns the counters, so no record is half-way. */
+static void ks_reset_local(void *arg)
+{
+	ks_reset_cpu(arg, smp_processor_id());
+}
+
 /**
  * kstats_reset() - clear every possible CPU's counters
  * @ks: the histogram
  *
- * A sample racing the reset may be lost or half-counted; readers clamp
- * averages, so that never shows outside a slot's range.
+ * Each online CPU clears its own counters in an IPI: a record there is
+ * a non-atomic read-modify-write that a remote memset() could race, and
+ * bring a whole pre-reset count back. Offline CPUs record nothing, so
+ * they are cleared from here. A sample racing the reset may be lost, or
+ * keep its sum but not its count; readers clamp averages into the slot.
  *
- * Context: any but NMI; takes no lock.
+ * Context: process context with interrupts enabled; may sleep.
  */
 void kstats_reset(struct kstats *ks)
 {
 	int cpu;
 
+	cpus_read_lock();
+	on_each_cpu(ks_reset_local, ks, 1);
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(ks->slots, cpu), 0,
-		       ks->n_slots * sizeof(struct ks_slot));
+		if (!cpu_online(cpu))
+			ks_reset_cpu(ks, cpu);
+	cpus_read_unlock();
 }
 
 /**
@@ -85,10 +105,16 @@ void kstats_reset(struct kstats *ks)
  */
 u64 ks_slot_avg(u32 slot, u8 frac_bits, u64 count, u64 sum)
 {
-	u32 width_shift = ks_width_shift(slot >> frac_bits);
-	u32 sum_shift = ks_sum_shift(width_shift);
-	u64 max_scaled = ((1ULL << width_shift) - 1) >> sum_shift;
-	u64 scaled = div64_u64(sum, count);
+	u32 width_shift, sum_shift;
+	u64 max_scaled, scaled;
+
+	/* The last slot lies past U64_MAX: no value reaches it. */
+	if (slot >= ks_n_slots(frac_bits) - 1)
+		return U64_MAX;
+	width_shift = ks_width_shift(slot >> frac_bits);
+	sum_shift = ks_sum_shift(width_shift);
+	max_scaled = ((1ULL << width_shift) - 1) >> sum_shift;
+	scaled = div64_u64(sum, count);
 
 	return ks_slot_base(slot, frac_bits) +
 	       (min(scaled, max_scaled) << sum_shift);

@@ -5,7 +5,6 @@
  * Based on the LKML patch "kstats: kernel metric collector" (v3, 2020),
  * by Luigi Rizzo; this module keeps its histogram layout and output format.
  */
-#include <linux/ctype.h>
 #include <linux/export.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -33,7 +32,10 @@ static struct kstats *ks_find(const char *name)
 	return NULL;
 }
 
-/* Names become file names: printable, no '/', no blanks, not "." or "..". */
+/*
+ * Names become file names and are typed in shells: printable ASCII
+ * (0x21..0x7e) without '/', and not "." or "..".
+ */
 static const char *ks_name_problem(const char *name)
 {
 	size_t len, i;
@@ -48,8 +50,8 @@ static const char *ks_name_problem(const char *name)
 	if (name[0] == '_')
 		return "names starting with _ are reserved for kstats";
 	for (i = 0; i < len; i++)
-		if (name[i] == '/' || !isgraph(name[i]))
-			return "name has '/', a blank or a control character";
+		if (name[i] == '/' || name[i] < 0x21 || name[i] > 0x7e)
+			return "name has '/' or a byte other than printable ASCII";
 	return NULL;
 }
 
@@ -155,16 +157,24 @@ void ks_set_show_extra(struct kstats *ks,
 	ks->show_extra = show;
 }
 
-/* Called with ks_lock held. */
-static void ks_destroy(struct kstats *ks)
+/*
+ * Removes the node and stops recording; the caller frees after a grace
+ * period. Not under ks_lock: removal waits for reads in progress. The
+ * histogram stays on ks_list until its node is gone, so its name cannot
+ * be taken again while the old file still exists.
+ */
+static void ks_unpublish(struct kstats *ks)
 {
-	lockdep_assert_held(&ks_lock);
-	list_del(&ks->list);
 	/* No write can turn recording back on once the node is gone. */
 	ks_node_remove(ks);
 	WRITE_ONCE(ks->active, false);
-	/* Records run with preemption off: wait for those in flight. */
-	synchronize_rcu();
+	mutex_lock(&ks_lock);
+	list_del(&ks->list);
+	mutex_unlock(&ks_lock);
+}
+
+static void ks_free(struct kstats *ks)
+{
 	free_percpu(ks->slots);
 	kfree(ks);
 }
@@ -184,9 +194,10 @@ void kstats_delete(struct kstats *key)
 	might_sleep();
 	if (!key)
 		return;
-	mutex_lock(&ks_lock);
-	ks_destroy(key);
-	mutex_unlock(&ks_lock);
+	ks_unpublish(key);
+	/* Records run with preemption off: wait for those in flight. */
+	synchronize_rcu();
+	ks_free(key);
 }
 EXPORT_SYMBOL_GPL(kstats_delete);
 
@@ -214,16 +225,22 @@ err_output:
 
 static void __exit kstats_exit(void)
 {
-	struct kstats *ks, *tmp;
-
 	/* Traces go first: their handlers record into histograms. */
 	ks_hook_exit();
+	/*
+	 * Clients pin this module and the traces are gone, so nothing is
+	 * left that could record; kstats_delete() each histogram left over.
+	 */
+	for (;;) {
+		struct kstats *ks;
 
-	/* Clients pin this module, so only kstats' own histograms are left. */
-	mutex_lock(&ks_lock);
-	list_for_each_entry_safe(ks, tmp, &ks_list, list)
-		ks_destroy(ks);
-	mutex_unlock(&ks_lock);
+		mutex_lock(&ks_lock);
+		ks = list_first_entry_or_null(&ks_list, struct kstats, list);
+		mutex_unlock(&ks_lock);
+		if (!ks)
+			break;
+		kstats_delete(ks);
+	}
 	ks_output_exit();
 }
 

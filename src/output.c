@@ -33,7 +33,7 @@ static void ks_print_line(struct seq_file *m, u32 slot, bool totals,
 {
 	u64 micro = mul_u64_u64_div_u64(cum, 1000000, row_total);
 
-	seq_printf(m, "slot %-3d CPU%c %-4d count %8llu avg %8llu p %c.%06llu\n",
+	seq_printf(m, "slot %-3u CPU%c %-4u count %8llu avg %8llu p %c.%06llu\n",
 		   slot, totals ? 'S' : ' ', cpu, count, avg,
 		   micro >= 1000000 ? '1' : '0',
 		   micro >= 1000000 ? 0ULL : micro);

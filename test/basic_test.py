@@ -155,6 +155,16 @@ w $D/ctl 'Reset
 show ctl
 w $C 'record ctl 20 1'
 show ctl
+step reset_race
+w $C 'new 3 rz'
+for t in $(seq 1 30); do
+	taskset -c 1 sh -c "echo 'record rz 1000 1000000' > $C"
+	taskset -c 1 sh -c "echo 'record rz 1000 2000000' > $C" &
+	usleep $((t * 3000))
+	taskset -c 0 sh -c "echo reset > $D/rz"
+	wait
+	echo "@@RZ $(grep 'CPUS' $D/rz | awk '{print $6}')"
+done
 step names
 w $C 'new 3 exact'
 w $C 'new 6 badbits'
@@ -251,7 +261,7 @@ def check(logpath):
     r = Results()
     log = open(logpath, errors="replace").read()
     lines, steps = parse(log)
-    for s in ["load", "exact", "control", "names", "delete_open", "unload",
+    for s in ["load", "exact", "control", "reset_race", "names", "delete_open", "unload",
               "demo", "done"] + ["bounds%d" % fb for fb in range(6)]:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -307,6 +317,15 @@ def check(logpath):
     r.check(cpus(sh[4][0]) == cpus(ref_node(2, [(0, 20, 1)], NCPUS)),
             "control: records after reset", str(sh[4][0]))
 
+    rz = [l.split()[1:] for l in steps["reset_race"] if l.startswith("@@RZ")]
+    counts = [int(x[0]) if x else 0 for x in rz]
+    r.check(len(counts) == 30 and all(c < 2000000 for c in counts),
+            "reset while another CPU records never brings back pre-reset counts",
+            str(counts))
+    r.check(sum(1 for c in counts if 0 < c < 2000000) >= 5,
+            "reset race test: resets did land while the other CPU recorded",
+            str(counts))
+
     # names
     ws = writes(steps["names"])
     expect = ["fail Invalid argument"] * 8 + ["ok", "fail Invalid argument", "ok"]
@@ -315,7 +334,7 @@ def check(logpath):
     for reason in ["kstats_new exact: name already exists",
                    "kstats_new badbits: frac_bits 6 out of range 0..5",
                    "kstats_new: empty name",
-                   "kstats_new: name has '/', a blank or a control character",
+                   "kstats_new: name has '/' or a byte other than printable ASCII",
                    "kstats_new: names starting with _ are reserved",
                    "kstats_new: name is . or ..",
                    "kstats_new: name longer than 63 bytes"]:

@@ -19,6 +19,7 @@
 #   KS_QEMU_MEM (MiB, default 1024)  KS_SMP (default 2)
 #   KS_TIMEOUT (seconds, default 300)  KS_APPEND (extra kernel cmdline)
 #   KS_QEMU (QEMU binary, default qemu-system-x86_64)
+#   KS_ACCEL (default tcg,thread=single; see the note at the qemu command)
 set -euo pipefail
 
 LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -109,8 +110,15 @@ qemu_rc=0
 # The serial port goes straight to LOGFILE, so the log holds every printk the
 # kernel sends to ttyS0 (loglevel=7) interleaved with the test's own output.
 # panic=-1 + -no-reboot turn a panic into a prompt QEMU exit.
+# One host thread runs all vCPUs (thread=single). With multi-threaded TCG,
+# a vCPU can execute a stale int3 after the kernel's text_poke_bp() has
+# finished patching a static branch, and oopses ("Oops: int3" at
+# syscall_trace_enter or __schedule) or hangs. Seen on both stock kernels
+# with no kstats loaded, by toggling tracefs' raw_syscalls and
+# sched_switch events while other tasks make syscalls; single-threaded
+# TCG ran the same loop clean.
 timeout --kill-after=10 "${KS_TIMEOUT:-300}" \
-	"$QEMU" -accel tcg -cpu max \
+	"$QEMU" -accel "${KS_ACCEL:-tcg,thread=single}" -cpu max \
 	-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$LOGFILE" \
