@@ -8,10 +8,15 @@
  *				included; -EINVAL if kstats_new() returns NULL
  *	record NAME VALUE N	N samples from this task, on this CPU
  *	irq CPU NAME VALUE N	N samples from hardirq (IPI) on CPU
+ *	timer NAME VALUE N	N samples from a HARD hrtimer, one per firing
+ *	kthread NAME VALUE N	N samples from a new kernel thread
  *	delete NAME		kstats_delete()
  *	null			kstats_record(NULL, 1) and kstats_delete(NULL)
  */
+#include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/kernel.h>
 #include <linux/kstats.h>
 #include <linux/module.h>
@@ -57,6 +62,68 @@ static void tc_record_batch(void *arg)
 		kstats_record(b->ks, b->value);
 }
 
+struct tc_timer {
+	struct hrtimer timer;
+	struct tc_batch *b;
+	u64 done;
+	struct completion finished;
+};
+
+static enum hrtimer_restart tc_timer_fn(struct hrtimer *t)
+{
+	struct tc_timer *tt = container_of(t, struct tc_timer, timer);
+
+	kstats_record(tt->b->ks, tt->b->value);
+	if (++tt->done == tt->b->n) {
+		complete(&tt->finished);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(t, ns_to_ktime(20 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static int tc_record_timer(struct tc_batch *b)
+{
+	struct tc_timer *tt;
+
+	if (!b->n)
+		return 0;
+	tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+	if (!tt)
+		return -ENOMEM;
+	tt->b = b;
+	init_completion(&tt->finished);
+	hrtimer_init(&tt->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	tt->timer.function = tc_timer_fn;
+	hrtimer_start(&tt->timer, ns_to_ktime(20 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	wait_for_completion(&tt->finished);
+	hrtimer_cancel(&tt->timer);
+	kfree(tt);
+	return 0;
+}
+
+static int tc_kthread_fn(void *arg)
+{
+	tc_record_batch(arg);
+	return 0;
+}
+
+static int tc_record_kthread(struct tc_batch *b)
+{
+	struct task_struct *t;
+
+	t = kthread_create(tc_kthread_fn, b, "kstats_tc");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* Held so kthread_stop() can wait even if the thread is done. */
+	get_task_struct(t);
+	wake_up_process(t);
+	kthread_stop(t);
+	put_task_struct(t);
+	return 0;
+}
+
 /* "BITS NAME": NAME goes to kstats_new() as written, to test its checks. */
 static int tc_new(char *args)
 {
@@ -91,9 +158,14 @@ static int tc_run(char *line)
 	struct tc_key *key;
 	struct tc_batch b;
 	unsigned int cpu;
+	int err;
 
-	if (!strncmp(line, "new ", 4))
-		return tc_new(line + 4);
+	if (!strncmp(line, "new ", 4)) {
+		mutex_lock(&tc_lock);
+		err = tc_new(line + 4);
+		mutex_unlock(&tc_lock);
+		return err;
+	}
 	while ((word = strsep(&line, " \t\n")) && argc < ARRAY_SIZE(argv))
 		if (*word)
 			argv[argc++] = word;
@@ -117,20 +189,32 @@ static int tc_run(char *line)
 	}
 	if (argc < 2)
 		return -EINVAL;
+	mutex_lock(&tc_lock);
 	key = tc_find(argv[1]);
-	if (!key)
-		return -ENOENT;
-	if (!strcmp(argv[0], "delete") && argc == 2) {
+	if (key && !strcmp(argv[0], "delete") && argc == 2) {
 		kstats_delete(key->ks);
 		key->ks = NULL;
+		mutex_unlock(&tc_lock);
 		return 0;
 	}
-	if (strcmp(argv[0], "record") && strcmp(argv[0], "irq"))
+	/*
+	 * Records run unlocked so that several writers record at once; the
+	 * tests never delete a key that is being recorded on.
+	 */
+	b.ks = key ? key->ks : NULL;
+	mutex_unlock(&tc_lock);
+	if (!b.ks)
+		return -ENOENT;
+	if (strcmp(argv[0], "record") && strcmp(argv[0], "irq") &&
+	    strcmp(argv[0], "timer") && strcmp(argv[0], "kthread"))
 		return -EINVAL;
 	if (argc != 4 || kstrtou64(argv[2], 0, &b.value) ||
 	    kstrtou64(argv[3], 0, &b.n))
 		return -EINVAL;
-	b.ks = key->ks;
+	if (!strcmp(argv[0], "timer"))
+		return tc_record_timer(&b);
+	if (!strcmp(argv[0], "kthread"))
+		return tc_record_kthread(&b);
 	if (cpu == UINT_MAX) {
 		tc_record_batch(&b);
 		return 0;
@@ -149,9 +233,7 @@ static ssize_t tc_write(struct file *file, const char __user *ubuf,
 	line = memdup_user_nul(ubuf, count);
 	if (IS_ERR(line))
 		return PTR_ERR(line);
-	mutex_lock(&tc_lock);
 	err = tc_run(line);
-	mutex_unlock(&tc_lock);
 	kfree(line);
 	return err ? err : count;
 }
