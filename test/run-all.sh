@@ -81,5 +81,18 @@ for k in "${KERNELS[@]}"; do
 	add_counts "$LOGS/trace-$k.result"
 done
 
+# The debug test kernel: KUnit suites, stress and fault tests under
+# KASAN, lockdep and kmemleak. Built from linux-source-6.12 on first use.
+run "debug kernel: builds, boots, runs KUnit and the stress script, clean console" \
+	bash test/debug-kernel/run.sh "$LOGS/debug"
+for f in kunit debug; do
+	if [[ -f $LOGS/debug/$f.result ]]; then
+		grep -E '^(FAIL|kunit: |debug: )|not ok' "$LOGS/debug/$f.result" | sed 's/^/    [debug] /'
+		add_counts "$LOGS/debug/$f.result"
+	else
+		FAILED=$((FAILED + 1))
+	fi
+done
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -27,7 +27,10 @@ KS_REPORT_PATTERNS=(
 # Lines that match a pattern above but are known to be harmless.  Keep each
 # entry as narrow as possible and say why it is benign.
 KS_BENIGN_PATTERNS=(
-	# (filled in from empirical boots; see ks_console_check)
+	# The debug test kernel announces its detectors at boot.
+	'kmemleak: Kernel memory leak detector initialized'
+	'kmemleak: Automatic memory scanning thread started'
+	'RCU lockdep checking is enabled'
 )
 
 ks_console_check() {

@@ -37,7 +37,8 @@ GUEST_SCRIPT=$2
 LOGFILE=$3
 shift 3
 
-KERNEL=/boot/vmlinuz-$KVER
+# KS_KERNEL boots another image, e.g. the debug test kernel's bzImage.
+KERNEL=${KS_KERNEL:-/boot/vmlinuz-$KVER}
 BUSYBOX=${KS_BUSYBOX:-/bin/busybox}
 QEMU=${KS_QEMU:-qemu-system-x86_64}
 
@@ -94,7 +95,9 @@ sh /test.sh </dev/null >/dev/console 2>&1
 rc=$?
 echo "KSTATS-GUEST-END rc=$rc"
 sync
-poweroff -f
+# Kernels without power-off support (the debug test kernel) halt on
+# poweroff; ks_reboot on the command line resets instead (-no-reboot exits).
+if grep -q ks_reboot /proc/cmdline; then reboot -f; else poweroff -f; fi
 INIT
 chmod 755 "$ROOT/init"
 

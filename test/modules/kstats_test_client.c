@@ -103,24 +103,30 @@ static int tc_record_timer(struct tc_batch *b)
 	return 0;
 }
 
+struct tc_kthread {
+	struct tc_batch *b;
+	struct completion done;
+};
+
 static int tc_kthread_fn(void *arg)
 {
-	tc_record_batch(arg);
-	return 0;
+	struct tc_kthread *k = arg;
+
+	tc_record_batch(k->b);
+	/* Exits without returning into this module, which may then go. */
+	kthread_complete_and_exit(&k->done, 0);
 }
 
 static int tc_record_kthread(struct tc_batch *b)
 {
+	struct tc_kthread k = { .b = b };
 	struct task_struct *t;
 
-	t = kthread_create(tc_kthread_fn, b, "kstats_tc");
+	init_completion(&k.done);
+	t = kthread_run(tc_kthread_fn, &k, "kstats_tc");
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	/* Held so kthread_stop() can wait even if the thread is done. */
-	get_task_struct(t);
-	wake_up_process(t);
-	kthread_stop(t);
-	put_task_struct(t);
+	wait_for_completion(&k.done);
 	return 0;
 }
 

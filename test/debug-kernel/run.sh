@@ -1,0 +1,46 @@
+#!/bin/bash
+# KUnit suites and stress tests on the debug test kernel.
+# Usage: test/debug-kernel/run.sh RESULTS_DIR
+# Writes RESULTS_DIR/{kunit,debug}.result, each ending in a
+# "NAME: N passed, M failed" line, and the guest console.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TOP"
+RES=$1
+mkdir -p "$RES"
+
+tree=$(bash test/debug-kernel/build.sh | tail -n 1)
+# kstats.ko twice: with the KUnit suites (which run at every load) and
+# without, for the stress and rmmod rounds.
+KDIR=$tree bash test/build.sh debug-kunit KSTATS_KUNIT=y
+KDIR=$tree bash test/build.sh debug
+cp out/debug-kunit/kstats.ko out/debug/kstats_with_kunit.ko
+cp "$tree/lib/kunit/kunit.ko" out/debug/
+
+script=$RES/debug-guest.sh
+console=$RES/guest-debug.console
+python3 test/debug_test.py gen "$script" "${KS_STRESS_SECONDS:-30}" "${KS_RMMOD_ROUNDS:-50}"
+# 4 vCPUs share the 2 host cores: give RCU and the watchdogs room.
+rc=0
+KS_KERNEL=$tree/arch/x86/boot/bzImage KS_SMP=4 KS_QEMU_MEM=2048 KS_TIMEOUT=2700 \
+	KS_APPEND="rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 ks_reboot" \
+	bash test/lib/run-guest.sh debug "$script" "$console" \
+	out/debug/kunit.ko out/debug/kstats_with_kunit.ko out/debug/kstats.ko \
+	out/debug/kstats_test_client.ko \
+	out/debug/kstats_test_target.ko out/debug/kstats_demo.ko || rc=$?
+
+# KTAP, read by the kernel tree's own parser.
+python3 "$tree/tools/testing/kunit/kunit.py" parse "$console" >"$RES/kunit.parse" 2>&1 || true
+python3 - "$RES/kunit.parse" >"$RES/kunit.result" <<'PY'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+sys.stdout.write(text)
+m = re.search(r"Ran (\d+) tests?: passed: (\d+)(?:, failed: (\d+))?", text)
+if not m or int(m.group(1)) == 0:
+    print("kunit: 0 passed, 1 failed")
+else:
+    total, passed = int(m.group(1)), int(m.group(2))
+    print("kunit: %d passed, %d failed" % (passed, total - passed))
+PY
+python3 test/debug_test.py check "$console" "${KS_RMMOD_ROUNDS:-50}" >"$RES/debug.result" || true
+exit "$rc"
