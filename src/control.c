@@ -220,7 +220,7 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 {
 	struct ks_trace_req *req;
 	const char *why = NULL;
-	char *line;
+	char *line, *nl;
 	int err;
 
 	if (!count || count > KS_CONTROL_MAX_LEN) {
@@ -231,6 +231,13 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 	line = memdup_user_nul(ubuf, count);
 	if (IS_ERR(line))
 		return PTR_ERR(line);
+	/* NUL bytes would hide the rest; one newline may end the command. */
+	nl = strchr(line, '\n');
+	if (strlen(line) != count || (nl && nl != line + count - 1)) {
+		pr_err("_control: one command per write, no NUL bytes\n");
+		kfree(line);
+		return -EINVAL;
+	}
 	req = kzalloc(sizeof(*req), GFP_KERNEL);
 	if (!req) {
 		kfree(line);

@@ -121,9 +121,9 @@ struct ks_snapshot {
 
 struct seq_file;
 
-struct kstats *ks_create(const char *name, u8 frac_bits);
-void ks_set_show_extra(struct kstats *ks,
-		       void (*show)(struct seq_file *m, void *arg), void *arg);
+struct kstats *ks_create(const char *name, u8 frac_bits,
+			 void (*show_extra)(struct seq_file *m, void *arg),
+			 void *arg);
 void kstats_reset(struct kstats *ks);
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks);
 void ks_snapshot_free(struct ks_snapshot *snap);

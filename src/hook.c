@@ -23,23 +23,32 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
 #include "hist.h"
 #include "hook.h"
 
-/* Start timestamps of sections in flight, keyed on a task. */
+/*
+ * Start timestamps of sections in flight, keyed on a task: open
+ * addressing over a preallocated array, lock-free so that handlers can
+ * run anywhere, NMI and spinlock internals included. A slot's task only
+ * goes NULL -> task -> KS_START_DELETED -> task ..., never back to NULL,
+ * so a lookup that stops at the first NULL slot cannot miss its key.
+ * Operations on one key never overlap: a task starts and ends its own
+ * sections, a wakeup precedes the switch to the woken task under the run
+ * queue lock, and a task is freed only after both.
+ */
+#define KS_START_DELETED	((struct task_struct *)1UL)
+
 struct ks_start {
-	struct task_struct *task;	/* NULL: free */
+	struct task_struct *task;	/* NULL: never used */
 	u64 ts;
 };
 
 struct ks_start_table {
-	raw_spinlock_t lock;
+	atomic_t used;
 	u32 mask;	/* slots - 1; slots is a power of two */
-	u32 used;
 	u32 limit;	/* maxactive: more in flight counts as a miss */
 	struct ks_start slot[];
 };
@@ -113,78 +122,69 @@ static void notrace ks_record_span(struct ks_trace *t, u64 start, u64 now)
 
 /* ---------------------------------------------------------- start table */
 
-static u32 ks_start_home(const struct ks_start_table *st,
-			 const struct task_struct *task)
+static u32 notrace ks_start_home(const struct ks_start_table *st,
+				 const struct task_struct *task)
 {
 	return hash_ptr(task, 32) & st->mask;
 }
 
-/* Linear probing; returns the slot of @task or the free slot ending its run. */
-static u32 ks_start_find(struct ks_start_table *st, struct task_struct *task)
+/* The slot holding @task, or -1. */
+static int notrace ks_start_find(struct ks_start_table *st,
+				 struct task_struct *task)
 {
-	u32 i = ks_start_home(st, task);
+	u32 i = ks_start_home(st, task), n;
 
-	while (st->slot[i].task && st->slot[i].task != task)
-		i = (i + 1) & st->mask;
-	return i;
-}
+	for (n = 0; n <= st->mask; n++, i = (i + 1) & st->mask) {
+		struct task_struct *owner = READ_ONCE(st->slot[i].task);
 
-/* Backward-shift deletion keeps every run of slots gap-free. */
-static void ks_start_delete(struct ks_start_table *st, u32 i)
-{
-	u32 j = i, home;
-
-	for (;;) {
-		j = (j + 1) & st->mask;
-		if (!st->slot[j].task)
+		if (owner == task)
+			return i;
+		if (!owner)
 			break;
-		home = ks_start_home(st, st->slot[j].task);
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
-			continue;
-		st->slot[i] = st->slot[j];
-		i = j;
 	}
-	st->slot[i].task = NULL;
-	st->used--;
+	return -1;
 }
 
 static void notrace ks_start_put(struct ks_trace *t, struct task_struct *task,
 				 u64 now)
 {
 	struct ks_start_table *st = t->starts;
-	unsigned long flags;
-	u32 i;
+	u32 i = ks_start_home(st, task), n;
+	int found = ks_start_find(st, task);
 
-	raw_spin_lock_irqsave(&st->lock, flags);
-	i = ks_start_find(st, task);
-	if (st->slot[i].task) {
-		st->slot[i].ts = now;	/* started again: the later start wins */
-	} else if (st->used < st->limit) {
-		st->slot[i].task = task;
-		st->slot[i].ts = now;
-		st->used++;
-	} else {
-		atomic_long_inc(&t->table_full);
+	if (found >= 0) {
+		/* Started again before its end: the later start wins. */
+		WRITE_ONCE(st->slot[found].ts, now);
+		return;
 	}
-	raw_spin_unlock_irqrestore(&st->lock, flags);
+	if (atomic_inc_return(&st->used) > st->limit)
+		goto full;
+	for (n = 0; n <= st->mask; n++, i = (i + 1) & st->mask) {
+		struct task_struct *owner = READ_ONCE(st->slot[i].task);
+
+		if ((!owner || owner == KS_START_DELETED) &&
+		    cmpxchg(&st->slot[i].task, owner, task) == owner) {
+			WRITE_ONCE(st->slot[i].ts, now);
+			return;
+		}
+	}
+full:
+	atomic_dec(&st->used);
+	atomic_long_inc(&t->table_full);
 }
 
 static bool notrace ks_start_take(struct ks_start_table *st,
 				  struct task_struct *task, u64 *ts)
 {
-	unsigned long flags;
-	bool found;
-	u32 i;
+	int i = ks_start_find(st, task);
 
-	raw_spin_lock_irqsave(&st->lock, flags);
-	i = ks_start_find(st, task);
-	found = st->slot[i].task;
-	if (found) {
-		*ts = st->slot[i].ts;
-		ks_start_delete(st, i);
-	}
-	raw_spin_unlock_irqrestore(&st->lock, flags);
-	return found;
+	if (i < 0)
+		return false;
+	*ts = READ_ONCE(st->slot[i].ts);
+	if (cmpxchg(&st->slot[i].task, task, KS_START_DELETED) != task)
+		return false;
+	atomic_dec(&st->used);
+	return true;
 }
 
 /*
@@ -219,7 +219,6 @@ static struct ks_start_table *ks_start_table_alloc(unsigned int limit)
 	st = kzalloc(struct_size(st, slot, slots), GFP_KERNEL);
 	if (!st)
 		return NULL;
-	raw_spin_lock_init(&st->lock);
 	st->mask = slots - 1;
 	st->limit = limit;
 	return st;
@@ -439,9 +438,6 @@ static int ks_attach_function(struct ks_trace *t)
 {
 	int err;
 
-	err = ks_resolve(t->req.name, t->req.start, &t->addr);
-	if (err)
-		return err;
 	if (t->req.method != KS_METHOD_KRETPROBE) {
 		err = ks_attach_fprobe(t);
 		if (!err) {
@@ -457,6 +453,8 @@ static int ks_attach_function(struct ks_trace *t)
 		}
 		/* The union is reused: clear what the failed fprobe set. */
 		memset(&t->rp, 0, sizeof(t->rp));
+		pr_info("trace %s: no fprobe for %s (%d), using a kretprobe\n",
+			t->req.name, t->req.start, err);
 	}
 	t->req.method = KS_METHOD_KRETPROBE;
 	err = ks_attach_kretprobe(t);
@@ -471,11 +469,6 @@ static int ks_attach_kprobes(struct ks_trace *t)
 	struct kprobe *kps[] = { &t->kp.start, &t->kp.end };
 	int err;
 
-	err = ks_resolve(t->req.name, t->req.start, &t->addr);
-	if (!err)
-		err = ks_resolve(t->req.name, t->req.end, &t->end_addr);
-	if (err)
-		return err;
 	t->kp.start.symbol_name = t->req.start;
 	t->kp.start.pre_handler = ks_kp_start;
 	t->kp.end.symbol_name = t->req.end;
@@ -493,13 +486,6 @@ static int ks_attach_tracepoints(struct ks_trace *t)
 	const char *end = t->req.end + strlen(KS_TP_PREFIX);
 	int i, err;
 
-	t->tp.start = ks_find_tracepoint(start);
-	t->tp.end = ks_find_tracepoint(end);
-	if (!t->tp.start || !t->tp.end) {
-		pr_err("trace %s: no tracepoint %s in the kernel\n",
-		       t->req.name, t->tp.start ? end : start);
-		return -ENOENT;
-	}
 	t->tp.start_fn = ks_tp_start;
 	t->tp.end_fn = ks_tp_end;
 	for (i = 0; i < ARRAY_SIZE(ks_typed_pairs); i++) {
@@ -557,6 +543,29 @@ static void ks_detach(struct ks_trace *t)
  * Samples lost. A start refused for a full table is not added: its end
  * then finds no start and is counted there.
  */
+/* Finds what a trace hooks into, without attaching anything. */
+static int ks_trace_resolve(struct ks_trace *t)
+{
+	const char *start = t->req.start + strlen(KS_TP_PREFIX);
+	const char *end = t->req.end + strlen(KS_TP_PREFIX);
+	int err;
+
+	if (t->req.method != KS_METHOD_TRACEPOINT) {
+		err = ks_resolve(t->req.name, t->req.start, &t->addr);
+		if (!err && t->req.method == KS_METHOD_KPROBE)
+			err = ks_resolve(t->req.name, t->req.end, &t->end_addr);
+		return err;
+	}
+	t->tp.start = ks_find_tracepoint(start);
+	t->tp.end = ks_find_tracepoint(end);
+	if (!t->tp.start || !t->tp.end) {
+		pr_err("trace %s: no tracepoint %s in the kernel\n",
+		       t->req.name, t->tp.start ? end : start);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static unsigned long ks_trace_missed(struct ks_trace *t)
 {
 	unsigned long missed = atomic_long_read(&t->no_start) +
@@ -618,9 +627,7 @@ static struct kstats *ks_trace_node(struct ks_trace *t, const char *prefix)
 	struct kstats *ks;
 
 	snprintf(name, sizeof(name), "%s%s", prefix, t->req.name);
-	ks = ks_create(name, t->req.bits);
-	if (!IS_ERR(ks))
-		ks_set_show_extra(ks, ks_trace_show_missed, t);
+	ks = ks_create(name, t->req.bits, ks_trace_show_missed, t);
 	return ks;
 }
 
@@ -664,6 +671,10 @@ int ks_trace_add(const struct ks_trace_req *req)
 		err = -EEXIST;
 		goto err_unlock;
 	}
+	/* Refuse unknown or unprobeable symbols before any node appears. */
+	err = ks_trace_resolve(t);
+	if (err)
+		goto err_unlock;
 	t->dur = ks_trace_node(t, "");
 	if (IS_ERR(t->dur)) {
 		err = PTR_ERR(t->dur);

@@ -80,7 +80,7 @@ static void ks_test_slot_random(struct kunit *test)
 
 static struct kstats *ks_test_new(struct kunit *test, const char *name, u8 fb)
 {
-	struct kstats *ks = ks_create(name, fb);
+	struct kstats *ks = ks_create(name, fb, NULL, NULL);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ks));
 	return ks;
@@ -385,7 +385,7 @@ static void ks_test_api_misuse(struct kunit *test)
 	kstats_record(NULL, 1);
 	kstats_delete(NULL);
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_dup", 0));
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit_dup", 0)), -EEXIST);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit_dup", 0, NULL, NULL)), -EEXIST);
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 6));
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 255));
 	KUNIT_EXPECT_NULL(test, kstats_new(NULL, 3));
@@ -401,7 +401,7 @@ static void ks_test_api_misuse(struct kunit *test)
 	ks = kstats_new(name, 3);
 	KUNIT_EXPECT_NOT_NULL(test, ks);
 	kstats_delete(ks);
-	kstats_delete(ks_create("kunit_dup_gone", 0));
+	kstats_delete(ks_create("kunit_dup_gone", 0, NULL, NULL));
 	/* The name is free again once deleted. */
 	ks = kstats_new("kunit_dup_gone", 0);
 	KUNIT_EXPECT_NOT_NULL(test, ks);

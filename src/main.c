@@ -59,12 +59,17 @@ static const char *ks_name_problem(const char *name)
  * ks_create() - kstats_new(), with the reason for a failure as an errno
  * @name: as for kstats_new()
  * @frac_bits: as for kstats_new()
+ * @show_extra: prints '#' lines in the node (e.g. a trace's missed
+ *              counts) while a read is in progress, or NULL
+ * @arg: passed to @show_extra; must outlive the histogram
  *
  * Context: process context; may sleep.
  * Return: the histogram; ERR_PTR(-EINVAL) for a bad name or frac_bits,
  * -EEXIST for a name in use, -ENOMEM, or debugfs' error.
  */
-struct kstats *ks_create(const char *name, u8 frac_bits)
+struct kstats *ks_create(const char *name, u8 frac_bits,
+			 void (*show_extra)(struct seq_file *m, void *arg),
+			 void *arg)
 {
 	const char *problem;
 	struct kstats *ks;
@@ -88,6 +93,8 @@ struct kstats *ks_create(const char *name, u8 frac_bits)
 	ks->frac_bits = frac_bits;
 	ks->n_slots = ks_n_slots(frac_bits);
 	ks->active = true;
+	ks->show_extra = show_extra;
+	ks->show_extra_arg = arg;
 	strscpy(ks->name, name, sizeof(ks->name));
 	ks->slots = __alloc_percpu(ks->n_slots * sizeof(struct ks_slot),
 				   __alignof__(struct ks_slot));
@@ -138,24 +145,11 @@ err_nomem:
  */
 struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
-	struct kstats *ks = ks_create(name, frac_bits);
+	struct kstats *ks = ks_create(name, frac_bits, NULL, NULL);
 
 	return IS_ERR(ks) ? NULL : ks;
 }
 EXPORT_SYMBOL_GPL(kstats_new);
-
-/**
- * ks_set_show_extra() - add '#' lines to a histogram's node
- * @ks: the histogram
- * @show: prints the lines; called while a read of the node is in progress
- * @arg: passed to @show; must outlive @ks
- */
-void ks_set_show_extra(struct kstats *ks,
-		       void (*show)(struct seq_file *m, void *arg), void *arg)
-{
-	ks->show_extra_arg = arg;
-	ks->show_extra = show;
-}
 
 /*
  * Removes the node and stops recording; the caller frees after a grace

@@ -57,6 +57,8 @@ REFUSALS = [
     ("name starting with _", "trace _x start kst_target_delay", "Invalid argument"),
     ("name of 60 bytes", "trace %s start kst_target_delay" % ("n" * 60), "File name too long"),
     ("start symbol of 512 bytes", "trace x start %s" % ("s" * 512), "File name too long"),
+    ("NUL byte in the command", "trace x start kst_target_delay\\0junk", "Invalid argument"),
+    ("two commands in one write", "trace x start kst_target_delay\\ntrace y", "Invalid argument"),
     ("fprobe on a function without ftrace site",
      "trace x start kst_target_notrace method fprobe", "Operation not supported"),
 ]
@@ -67,7 +69,7 @@ def gen(path, series):
 D=%s
 C=$D/_control
 T=/sys/kernel/debug/kstats_test_target
-ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
+ctl() { (echo -e "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
 tgt() { echo "$1" > $T || echo "@@TGTFAIL $1"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
 step() { echo "@@STEP $1"; }
@@ -142,11 +144,37 @@ ctl "trace rq start __tracepoint_sched_wakeup end __tracepoint_sched_switch"
 show rq
 listing rq
 ctl "remove rq"
+step hostile
+# Pairs on the spinlock functions and in NMI: their handlers take no lock.
+ctl "trace h start _raw_spin_lock_irqsave end _raw_spin_unlock_irqrestore"
+ls -R /sys > /dev/null 2>&1
+show h
+ctl "remove h"
+ctl "trace n1 start __tracepoint_nmi_handler end __tracepoint_sys_enter"
+ctl "trace n2 start __tracepoint_sys_exit end __tracepoint_nmi_handler"
+/modules/syscall_loop 20000 > /dev/null &
+/modules/syscall_loop 20000 > /dev/null &
+%(nmi)s
+wait
+show n1
+ctl "remove n1"
+ctl "remove n2"
+echo "@@HOSTILE-DONE"
 step refusals
 ctl "trace dup start kst_target_delay"
 """)
     for _, cmd, _ in REFUSALS:
         out.append('ctl "%s"' % cmd)
+    # NMIs come from sysrq-l (backtraces of all CPUs). On 6.12 sysrq forces
+    # its own CPU's backtrace onto the console, which the console check
+    # rightly fails on, so NMIs are raised on 6.1 only.
+    nmi = "" if series != "6.1" else """# NMI backtraces of every CPU; keep their stack dumps off the console.
+old=$(cat /proc/sys/kernel/printk | awk '{print $1}')
+echo 1 > /proc/sys/kernel/printk
+for i in $(seq 1 20); do echo l > /proc/sysrq-trigger; done
+sleep 2
+echo $old > /proc/sys/kernel/printk"""
+    out = [o.replace("%(nmi)s", nmi) for o in out]
     out.append("""(head -c 3000 /dev/zero | tr '\\0' 'a' > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: over-long write"
 ctl "trace %s start kst_target_delay"
 ls $D | sed 's/^/@@NODE /'
@@ -302,7 +330,7 @@ def check(logpath):
             "modules load and every workload command succeeds",
             str([l for l in lines if "FAIL" in l][:5]))
     want_steps = ["fn-%s" % m for m in function_methods(series) + ["default"]] + [
-        "notrace", "kprobe-pair", "tracepoint-pair", "refusals", "gone",
+        "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
         "remove-pending", "read-while-removed", "concurrent",
         "rmmod-with-traces", "done"]
     for s in want_steps:
@@ -369,6 +397,13 @@ def check(logpath):
             str(nd["rq"][0][0]))
     r.check(missed_of(ls.get("rq", []), "rq") == 0,
             "run-queue latency: switches to preempted tasks are not misses")
+
+    st = steps["hostile"]
+    r.check(all(x[1] == "0" for x in ctls(st)), "spinlock and NMI pairs attach and remove",
+            str(ctls(st)))
+    r.check(total(nodes(st).get("h", [([], [])])[0][0]) > 0,
+            "pair _raw_spin_lock_irqsave.._raw_spin_unlock_irqrestore records")
+    r.check("@@HOSTILE-DONE" in st, "NMIs hitting a pair's start table do not deadlock")
 
     st = steps["refusals"]
     c = ctls(st)

@@ -20,6 +20,8 @@
 #   KS_TIMEOUT (seconds, default 300)  KS_APPEND (extra kernel cmdline)
 #   KS_QEMU (QEMU binary, default qemu-system-x86_64)
 #   KS_ACCEL (default tcg,thread=single; see the note at the qemu command)
+#   KS_KERNEL (image to boot instead of /boot/vmlinuz-KVER)
+#   KS_EXTRA_ROOT (a directory copied over the initramfs root)
 set -euo pipefail
 
 LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -70,6 +72,11 @@ cp "$BUSYBOX" "$ROOT/bin/busybox"
 # "busybox --install -s" at boot, which is much cheaper than ~270 ln forks.
 ln -s busybox "$ROOT/bin/sh"
 
+# KS_EXTRA_ROOT: a directory whose contents are copied over the root,
+# e.g. /lib/modules/KVER with depmod's files and kmod's modprobe.
+if [[ -n ${KS_EXTRA_ROOT:-} ]]; then
+	cp -a "$KS_EXTRA_ROOT/." "$ROOT/"
+fi
 cp "$GUEST_SCRIPT" "$ROOT/test.sh"
 chmod 755 "$ROOT/test.sh"
 for f in "$@"; do

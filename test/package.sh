@@ -1,0 +1,119 @@
+#!/bin/bash
+# Packaging tests: build kstats-dkms_*.deb, lintian, apt install it with
+# both reference kernels' headers, check DKMS built and installed it for
+# each, build the example client against the installed Module.symvers and
+# header, then boot each kernel with the modules DKMS installed and load
+# them with kmod's modprobe, and finally purge and check nothing is left.
+# Prints "package: N passed, M failed".
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+# shellcheck source=lib/kernels.sh
+. test/lib/kernels.sh
+WORK=$TOP/out/package
+rm -rf "$WORK"
+mkdir -p "$WORK"
+PASSED=0
+FAILED=0
+ok() {
+	if [[ $1 == 0 ]]; then
+		PASSED=$((PASSED + 1)); echo "PASS $2"
+	else
+		FAILED=$((FAILED + 1)); echo "FAIL $2"
+	fi
+}
+
+pkgs=(debhelper dh-dkms dkms lintian dpkg-dev kmod xz-utils)
+missing=()
+for p in "${pkgs[@]}"; do
+	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	apt-get update >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# 1. Build from a clean copy of the tree.
+mkdir -p "$WORK/src"
+git ls-files -co --exclude-standard | tar -cf - -T - | tar -C "$WORK/src" -xf -
+(cd "$WORK/src" && dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1
+ok $? "dpkg-buildpackage -us -uc -b"
+deb=$(ls "$WORK"/kstats-dkms_*_all.deb 2>/dev/null | head -1)
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+[[ $deb == */kstats-dkms_${ver}_all.deb ]]
+ok $? "package is kstats-dkms_${ver}_all.deb"
+
+# 2. lintian: no error, no warning.
+lintian --fail-on error,warning "$WORK"/*.changes >"$WORK/lintian.log" 2>&1
+ok $? "lintian clean"
+
+# 3. Install with both kernels' headers present.
+apt-get purge -y kstats-dkms >/dev/null 2>&1
+DEBIAN_FRONTEND=noninteractive apt-get install -y "$deb" >"$WORK/install.log" 2>&1
+ok $? "apt install ./$(basename "$deb")"
+mapfile -t KERNELS < <(ks_kernels)
+for k in "${KERNELS[@]}"; do
+	# Not grep -q on the pipe: with pipefail, dkms' SIGPIPE would fail it.
+	status=$(dkms status kstats 2>/dev/null)
+	grep -q "kstats/$ver, $k, x86_64: installed" <<<"$status"
+	ok $? "dkms status: installed for $k"
+	mod=$(ls /lib/modules/"$k"/updates/dkms/kstats.ko* 2>/dev/null | head -1)
+	[[ -n $mod ]]
+	ok $? "$k: DKMS installed $mod"
+	inst=/var/lib/dkms/kstats/kernel-$k-x86_64
+	[[ -s $inst/Module.symvers && -s $inst/include/linux/kstats.h ]]
+	ok $? "$k: Module.symvers and kstats.h at $inst"
+
+	# 4. The example client, built against the installed files only.
+	ex=$WORK/example-$k
+	cp -a examples "$ex"
+	make -C "/lib/modules/$k/build" M="$ex" KSTATS_INCLUDE="$inst/include" \
+		KBUILD_EXTRA_SYMBOLS="$inst/Module.symvers" modules >"$ex/build.log" 2>&1 &&
+		! grep -Ei 'warning|undefined' "$ex/build.log"
+	ok $? "$k: example client builds against the installed files, no modpost warning"
+
+	# 5. Boot with the DKMS-installed modules and kmod's modprobe.
+	root=$WORK/root-$k
+	mkdir -p "$root/lib/modules/$k/updates/dkms" "$root/kmod"
+	cp "$mod" "$root/lib/modules/$k/updates/dkms/"
+	cp "$ex/kstats_demo.ko" "$root/lib/modules/$k/updates/"
+	cp /lib/modules/"$k"/modules.builtin* /lib/modules/"$k"/modules.order "$root/lib/modules/$k/" 2>/dev/null
+	depmod -b "$root" "$k"
+	# kmod is dynamically linked: bring its libraries along.
+	cp "$(command -v kmod)" "$root/kmod/kmod"
+	ln -s kmod "$root/kmod/modprobe"
+	for lib in $(ldd "$(command -v kmod)" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	cat >"$WORK/guest-$k.sh" <<'GUEST'
+D=/sys/kernel/debug/kstats
+/kmod/modprobe kstats && echo "@@OK modprobe kstats"
+test -e $D/_control && echo "@@OK kstats debugfs"
+/kmod/modprobe kstats_demo && echo "@@OK modprobe kstats_demo"
+sleep 1
+n=$(grep -c CPUS $D/demo_hrtimer_late)
+[ "$n" -gt 0 ] && echo "@@OK demo records ($n slots)"
+/kmod/modprobe -r kstats_demo && /kmod/modprobe -r kstats && echo "@@OK modprobe -r"
+test -e $D || echo "@@OK nothing left in debugfs"
+GUEST
+	KS_EXTRA_ROOT=$root bash test/lib/run-guest.sh "$k" "$WORK/guest-$k.sh" "$WORK/guest-$k.console" >/dev/null
+	ok $? "$k: guest boots clean"
+	for what in "modprobe kstats" "kstats debugfs" "modprobe kstats_demo" "demo records" \
+		"modprobe -r" "nothing left in debugfs"; do
+		grep -q "@@OK $what" "$WORK/guest-$k.console"
+		ok $? "$k: guest: $what"
+	done
+	! grep -q "Unknown symbol" "$WORK/guest-$k.console"
+	ok $? "$k: no Unknown symbol"
+done
+
+# 6. Purge: nothing of kstats stays (DKMS's own MOK key may).
+apt-get purge -y kstats-dkms >"$WORK/purge.log" 2>&1
+ok $? "apt-get purge kstats-dkms"
+left=$(ls -d /usr/src/kstats* /var/lib/dkms/kstats 2>/dev/null; find /lib/modules/*/updates -name 'kstats*' 2>/dev/null)
+[[ -z $left ]]
+ok $? "purge leaves nothing under /usr/src, /var/lib/dkms/kstats, /lib/modules/*/updates${left:+: $left}"
+
+echo "package: $PASSED passed, $FAILED failed"
+[[ $FAILED == 0 ]]
