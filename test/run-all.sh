@@ -53,6 +53,7 @@ for series in 6.1 6.12; do
 done
 
 run "checkpatch --strict" bash test/lint.sh checkpatch
+run "i386 build needs no libgcc helper (__udivdi3, __umoddi3, ...)" bash test/i386/check.sh
 
 for k in "${KERNELS[@]}"; do
 	run "$k: W=1 build, no warnings" bash test/build.sh "$k"
@@ -80,6 +81,11 @@ for k in "${KERNELS[@]}"; do
 	sed "s/^/    [$k] /" "$LOGS/trace-$k.result"
 	add_counts "$LOGS/trace-$k.result"
 done
+
+# Debian package, DKMS, and modprobe of what DKMS installed, in guests.
+bash test/package.sh >"$LOGS/package.result" 2>&1
+grep -E '^(FAIL|package: )' "$LOGS/package.result" | sed 's/^/    [package] /'
+add_counts "$LOGS/package.result"
 
 # The debug test kernel: KUnit suites, stress and fault tests under
 # KASAN, lockdep and kmemleak. Built from linux-source-6.12 on first use.
