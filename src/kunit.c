@@ -238,8 +238,10 @@ static void ks_test_output_huge_totals(struct kunit *test)
 static void ks_test_output_single_max(struct kunit *test)
 {
 	struct kstats *ks = ks_test_new(test, "kunit_max", 3);
+	struct ks_test_out *o;
 	struct ks_snapshot *snap;
 	u32 slot, seen = 0;
+	char want[96];
 
 	/* Empty: no slot has samples. */
 	snap = ks_snapshot_take(ks);
@@ -255,6 +257,11 @@ static void ks_test_output_single_max(struct kunit *test)
 			seen = slot;
 	KUNIT_EXPECT_EQ(test, seen, 495);
 	KUNIT_EXPECT_EQ(test, ks_row_total(snap, snap->n_rows - 1), 1);
+	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	snprintf(want, sizeof(want), "slot 495 CPUS %-4u count        1 avg %llu p 1.000000\n",
+		 nr_cpu_ids, ks_cell(snap, snap->n_rows - 1, 495)->avg);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(ks_test_show(o, snap, 495), want));
 	KUNIT_EXPECT_GE(test, ks_cell(snap, snap->n_rows - 1, 495)->avg,
 			ks_slot_base(495, 3));
 	ks_snapshot_free(snap);
@@ -381,6 +388,7 @@ static void ks_test_api_misuse(struct kunit *test)
 {
 	struct kstats *ks = ks_test_new(test, "kunit_dup", 0);
 	char name[KSTATS_NAME_MAX + 2];
+	struct kstats *other;
 
 	kstats_record(NULL, 1);
 	kstats_delete(NULL);
@@ -389,23 +397,29 @@ static void ks_test_api_misuse(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 6));
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 255));
 	KUNIT_EXPECT_NULL(test, kstats_new(NULL, 3));
-	KUNIT_EXPECT_NULL(test, kstats_new("", 3));
-	KUNIT_EXPECT_NULL(test, kstats_new("a/b", 3));
-	KUNIT_EXPECT_NULL(test, kstats_new("a b", 3));
-	KUNIT_EXPECT_NULL(test, kstats_new("..", 3));
-	KUNIT_EXPECT_NULL(test, kstats_new("_control", 3));
+	/* kstats' own rules refuse these, before debugfs would. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create(NULL, 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("", 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a/b", 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a b", 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a\tb", 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("caf\xc3\xa9", 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("..", 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("_x", 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("ok", 6, NULL, NULL)), -EINVAL);
 	memset(name, 'n', sizeof(name));
 	name[KSTATS_NAME_MAX + 1] = '\0';
-	KUNIT_EXPECT_NULL(test, kstats_new(name, 3));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create(name, 3, NULL, NULL)), -EINVAL);
 	name[KSTATS_NAME_MAX] = '\0';
-	ks = kstats_new(name, 3);
-	KUNIT_EXPECT_NOT_NULL(test, ks);
+	other = kstats_new(name, 3);
+	KUNIT_EXPECT_NOT_NULL(test, other);
+	kstats_delete(other);
 	kstats_delete(ks);
 	kstats_delete(ks_create("kunit_dup_gone", 0, NULL, NULL));
 	/* The name is free again once deleted. */
-	ks = kstats_new("kunit_dup_gone", 0);
-	KUNIT_EXPECT_NOT_NULL(test, ks);
-	kstats_delete(ks);
+	other = kstats_new("kunit_dup_gone", 0);
+	KUNIT_EXPECT_NOT_NULL(test, other);
+	kstats_delete(other);
 }
 
 /* -------------------------------------------------------------- contexts */

@@ -61,11 +61,11 @@ echo "@@COUNT s2 $(grep CPUS $D/s2 | awk '{s += $6} END {print s}')"
 step chaos
 end=$(( $(date +%%s) + %d ))
 (while [ $(date +%%s) -lt $end ]; do for n in s1 s2; do echo reset > $D/$n; echo stop > $D/$n; echo start > $D/$n; done; done) &
-(while [ $(date +%%s) -lt $end ]; do taskset -c $(( $(date +%%s) %% ncpu )) sh -c "echo 'record s1 7 1000' > $C"; echo "irq 0 s2 9 500" > $C; echo "timer s1 11 20" > $C; echo "kthread s2 13 100" > $C; done) &
+(while [ $(date +%%s) -lt $end ]; do taskset -c $(( $(date +%%s) %% ncpu )) sh -c "echo 'record s1 7 1000' > $C" || echo "@@FAIL chaos record"; echo "irq 0 s2 9 500" > $C || echo "@@FAIL chaos irq"; echo "timer s1 11 20" > $C || echo "@@FAIL chaos timer"; echo "kthread s2 13 100" > $C || echo "@@FAIL chaos kthread"; done) &
 (while [ $(date +%%s) -lt $end ]; do cat $D/s1 $D/s2 $D/* > /dev/null 2>&1; done) &
 (while [ $(date +%%s) -lt $end ]; do insmod /modules/kstats_demo.ko; sleep 0.3; rmmod kstats_demo; done) &
-(while [ $(date +%%s) -lt $end ]; do echo "trace c1 start kst_target_sleep method kretprobe" > $K; echo "trace c2 start kst_section_begin end kst_section_end" > $K; echo "trace c3 start __tracepoint_sched_wakeup end __tracepoint_sched_switch" > $K; echo "sleep 1000 3" > $T; echo "section 100 5" > $T; echo "remove c1" > $K; echo "remove c2" > $K; echo "remove c3" > $K; done) 2>/dev/null &
-(while [ $(date +%%s) -lt $end ]; do echo "trace c4 start kst_target_delay" > $K; echo "delay 50 20" > $T; cat $D/c4 $D/GAP-c4 > /dev/null; echo "remove c4" > $K; done) 2>/dev/null &
+(while [ $(date +%%s) -lt $end ]; do for c in "trace c1 start kst_target_sleep method kretprobe" "trace c2 start kst_section_begin end kst_section_end" "trace c3 start __tracepoint_sched_wakeup end __tracepoint_sched_switch"; do echo "$c" > $K || echo "@@FAIL chaos $c"; done; echo "sleep 1000 3" > $T; echo "section 100 5" > $T; for c in c1 c2 c3; do echo "remove $c" > $K || echo "@@FAIL chaos remove $c"; done; done) &
+(while [ $(date +%%s) -lt $end ]; do echo "trace c4 start kst_target_delay" > $K || echo "@@FAIL chaos trace c4"; echo "delay 50 20" > $T; cat $D/c4 $D/GAP-c4 > /dev/null || echo "@@FAIL chaos read c4"; echo "remove c4" > $K || echo "@@FAIL chaos remove c4"; done) &
 (while [ $(date +%%s) -lt $end ]; do echo "sleep 2000 5" > $T; done) &
 wait
 echo "@@CHAOS-DONE"
@@ -113,7 +113,8 @@ def check(logpath, rounds):
     for st in ["kunit", "counted", "chaos", "unload", "rmmod-rounds", "leaks", "done"]:
         r.check(any(l.endswith("@@STEP " + st) or l == "@@STEP " + st for l in lines),
                 "debug: step %s reached" % st)
-    r.check(not any(l.startswith("@@FAIL") for l in lines), "debug: every load and record command succeeds",
+    r.check(not any(l.startswith("@@FAIL") for l in lines),
+            "debug: every load, record, trace, remove and read command succeeds, stress included",
             str([l for l in lines if l.startswith("@@FAIL")][:5]))
     counts = dict(re.findall(r"@@COUNT (s\d) (\d+)", log))
     r.check(counts.get("s1") == str(expected(S1)),

@@ -36,12 +36,19 @@ fi
 # 1. Build from a clean copy of the tree.
 mkdir -p "$WORK/src"
 git ls-files -co --exclude-standard | tar -cf - -T - | tar -C "$WORK/src" -xf -
+mapfile -t KERNELS < <(ks_kernels)
+[[ ${#KERNELS[@]} == 2 ]]
+ok $? "both reference kernels are installed (${KERNELS[*]})"
+# A tree where make has run: its objects must not reach the package.
+make -C "$WORK/src" KVER="${KERNELS[0]}" >"$WORK/make.log" 2>&1
 (cd "$WORK/src" && dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1
 ok $? "dpkg-buildpackage -us -uc -b"
 deb=$(ls "$WORK"/kstats-dkms_*_all.deb 2>/dev/null | head -1)
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 [[ $deb == */kstats-dkms_${ver}_all.deb ]]
 ok $? "package is kstats-dkms_${ver}_all.deb"
+! dpkg -c "$deb" | awk '{print $6}' | grep -E '\.(o|ko|cmd|d|mod|symvers)$|/\.'
+ok $? "package holds sources only, no build leftovers"
 
 # 2. lintian: no error, no warning.
 lintian --fail-on error,warning "$WORK"/*.changes >"$WORK/lintian.log" 2>&1
@@ -51,7 +58,6 @@ ok $? "lintian clean"
 apt-get purge -y kstats-dkms >/dev/null 2>&1
 DEBIAN_FRONTEND=noninteractive apt-get install -y "$deb" >"$WORK/install.log" 2>&1
 ok $? "apt install ./$(basename "$deb")"
-mapfile -t KERNELS < <(ks_kernels)
 for k in "${KERNELS[@]}"; do
 	# Not grep -q on the pipe: with pipefail, dkms' SIGPIPE would fail it.
 	status=$(dkms status kstats 2>/dev/null)
@@ -107,6 +113,12 @@ GUEST
 	! grep -q "Unknown symbol" "$WORK/guest-$k.console"
 	ok $? "$k: no Unknown symbol"
 done
+
+# Reinstalling the same version rebuilds and keeps it installed.
+DEBIAN_FRONTEND=noninteractive apt-get install -y --reinstall "$deb" >"$WORK/reinstall.log" 2>&1
+status=$(dkms status kstats 2>/dev/null)
+[[ $(grep -c "kstats/$ver, .*: installed" <<<"$status") == "${#KERNELS[@]}" ]]
+ok $? "apt install --reinstall keeps kstats installed for every kernel"
 
 # 6. Purge: nothing of kstats stays (DKMS's own MOK key may).
 apt-get purge -y kstats-dkms >"$WORK/purge.log" 2>&1

@@ -20,7 +20,7 @@ if ((${#missing[@]})); then
 fi
 
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-key=$(printf '%s\n' "$ver" | cat - "$HERE/debug.config" | sha256sum | cut -c1-16)
+key=$(printf '%s\n' "$ver" | cat - "$HERE/debug.config" "$0" | sha256sum | cut -c1-16)
 tree=$CACHE/debug-kernel-$key
 if [[ -f $tree/.kstats-built ]]; then
 	echo "debug kernel: cached at $tree" >&2

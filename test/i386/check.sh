@@ -9,7 +9,7 @@ TOP=$(cd "$HERE/../.." && pwd)
 CACHE=${KS_CACHE:-/var/cache/kstats}
 
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-key=$(printf '%s\n' "$ver" | cat - "$HERE/i386.config" | sha256sum | cut -c1-16)
+key=$(printf '%s\n' "$ver" | cat - "$HERE/i386.config" "$0" | sha256sum | cut -c1-16)
 tree=$CACHE/i386-tree-$key
 if [[ ! -f $tree/.kstats-built ]]; then
 	echo "i386: preparing linux-source-6.12 $ver in $tree"
@@ -20,6 +20,10 @@ if [[ ! -f $tree/.kstats-built ]]; then
 	(cd "$tree.tmp" && scripts/kconfig/merge_config.sh -m .config "$HERE/i386.config")
 	make -C "$tree.tmp" -s ARCH=i386 olddefconfig
 	grep -q '^CONFIG_X86_32=y' "$tree.tmp/.config"
+	# Every option of the fragment must have survived olddefconfig.
+	grep '^CONFIG_' "$HERE/i386.config" | while read -r line; do
+		grep -qx "$line" "$tree.tmp/.config" || { echo "i386: $line did not stick"; exit 1; }
+	done
 	make -C "$tree.tmp" -s ARCH=i386 -j"$(nproc)" modules_prepare
 	touch "$tree.tmp/.kstats-built"
 	mv "$tree.tmp" "$tree"
@@ -32,6 +36,8 @@ tar -C "$TOP" --exclude=./out --exclude=./.git -cf - . | tar -C "$out" -xf -
 make -C "$tree" ARCH=i386 M="$out" KBUILD_MODPOST_WARN=1 W=1 modules >"$out/log" 2>&1 ||
 	{ cat "$out/log"; exit 1; }
 file "$out/kstats.ko" | grep -q 'ELF 32-bit' || { echo "i386: not a 32-bit module"; exit 1; }
+# The fprobe engine must have been compiled too.
+nm "$out/kstats.ko" | grep -q ks_fp_entry || { echo "i386: fprobe code not built"; exit 1; }
 # Undefined symbols the kernel does not provide: libgcc's helpers.
 helpers=$(nm -u "$out/kstats.ko" | awk '{print $2}' | grep -E '^__(u?div|u?mod|ashl|ashr|lshr|mul|neg|cmp|ucmp|pop|clz|ctz|ffs)[a-z]*[dst]i[0-9]$' || true)
 if [[ -n $helpers ]]; then
