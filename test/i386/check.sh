@@ -35,9 +35,13 @@ tar -C "$TOP" --exclude=./out --exclude=./.git -cf - . | tar -C "$out" -xf -
 # No Module.symvers in a modules_prepare'd tree: modpost only warns.
 make -C "$tree" ARCH=i386 M="$out" KBUILD_MODPOST_WARN=1 W=1 modules >"$out/log" 2>&1 ||
 	{ cat "$out/log"; exit 1; }
-file "$out/kstats.ko" | grep -q 'ELF 32-bit' || { echo "i386: not a 32-bit module"; exit 1; }
+# Outputs are captured first: grep -q on a pipe could SIGPIPE the writer,
+# which pipefail turns into a failure.
+kind=$(file "$out/kstats.ko")
+[[ $kind == *'ELF 32-bit'* ]] || { echo "i386: not a 32-bit module: $kind"; exit 1; }
+syms=$(nm "$out/kstats.ko")
 # The fprobe engine must have been compiled too.
-nm "$out/kstats.ko" | grep -q ks_fp_entry || { echo "i386: fprobe code not built"; exit 1; }
+grep -q ks_fp_entry <<<"$syms" || { echo "i386: fprobe code not built"; exit 1; }
 # Undefined symbols the kernel does not provide: libgcc's helpers.
 helpers=$(nm -u "$out/kstats.ko" | awk '{print $2}' | grep -E '^__(u?div|u?mod|ashl|ashr|lshr|mul|neg|cmp|ucmp|pop|clz|ctz|ffs)[a-z]*[dst]i[0-9]$' || true)
 if [[ -n $helpers ]]; then
