@@ -438,7 +438,9 @@ static int ks_attach_function(struct ks_trace *t)
 {
 	int err;
 
-	if (t->req.method != KS_METHOD_KRETPROBE) {
+	/* Without CONFIG_FPROBE the default is simply a kretprobe. */
+	if (t->req.method == KS_METHOD_FPROBE ||
+	    (KS_HAVE_FPROBE && t->req.method == KS_METHOD_DEFAULT)) {
 		err = ks_attach_fprobe(t);
 		if (!err) {
 			t->req.method = KS_METHOD_FPROBE;

@@ -224,9 +224,9 @@ class Results:
 
 
 def parse(log):
+    """The console's lines, and the lines of each '@@STEP name'."""
     lines = [l.rstrip("\r") for l in log.split("\n")]
     steps, cur = {}, None
-    nodes = {}
     for l in lines:
         m = re.search(r"@@STEP (\S+)", l)
         if m:
@@ -375,13 +375,17 @@ def check(logpath):
     return r
 
 
+def report(suite, r):
+    """The line run-all.sh adds up, and the exit code."""
+    print("%s: %d passed, %d failed" % (suite, r.passed, r.failed))
+    return 1 if r.failed else 0
+
+
 def main():
     if sys.argv[1] == "gen":
         gen(sys.argv[2])
         return 0
-    r = check(sys.argv[2])
-    print("basic: %d passed, %d failed" % (r.passed, r.failed))
-    return 1 if r.failed else 0
+    return report("basic", check(sys.argv[2]))
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ OUT=$TOP/out/$KVER
 KDIR=${KDIR:-/lib/modules/$KVER/build}
 
 rm -rf "$OUT"
-mkdir -p "$OUT/tree"
-tar -C "$TOP" --exclude=./out --exclude=./.git -cf - . | tar -C "$OUT/tree" -xf -
+# shellcheck source=lib/tree.sh
+. "$TOP/test/lib/tree.sh"
+ks_copy_tree "$OUT/tree"
 
 {
 	make -C "$KDIR" M="$OUT/tree" W=1 "$@" modules

@@ -9,7 +9,7 @@ lockdep, kmemleak, DEBUG_ATOMIC_SLEEP), after its KUnit suites.
 import re
 import sys
 
-from basic_test import Results
+from basic_test import Results, report
 
 # What the counted phase records, per key: (command, repetitions).
 S1 = [("record s1 1000 5000", 16), ("timer s1 2000 200", 10)]
@@ -139,9 +139,7 @@ def main():
         gen(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 30,
             int(sys.argv[4]) if len(sys.argv) > 4 else 50)
         return 0
-    r = check(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 50)
-    print("debug: %d passed, %d failed" % (r.passed, r.failed))
-    return 1 if r.failed else 0
+    return report("debug", check(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 50))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ sparse)
 	KVER=$2
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	tar --exclude=./out --exclude=./.git -cf - . | tar -C "$tmp" -xf -
+	# shellcheck source=lib/tree.sh
+	. test/lib/tree.sh
+	ks_copy_tree "$tmp"
 	make -C "/lib/modules/$KVER/build" M="$tmp" C=2 W=1 modules >"$tmp/log" 2>&1 ||
 		{ cat "$tmp/log"; exit 1; }
 	# Sparse reports as "file:line:col: warning/error:".

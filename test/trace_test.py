@@ -13,11 +13,10 @@ side is only checked loosely: 90 % within 2 slots above the bound.
 import re
 import sys
 
-from basic_test import Results, _RANGES, ref_slot, blocks
+from basic_test import Results, parse, ref_slot, report
 
 FB = 3
 D = "/sys/kernel/debug/kstats"
-EXPECTED_ERRNO = {}
 
 
 def function_methods(series):
@@ -232,19 +231,6 @@ step done
         f.write("\n".join(out) + "\n")
 
 
-def parse(log):
-    lines = [l.rstrip("\r") for l in log.split("\n")]
-    steps, cur = {}, None
-    for l in lines:
-        m = re.search(r"@@STEP (\S+)", l)
-        if m:
-            cur = m.group(1)
-            steps[cur] = []
-        elif cur is not None:
-            steps[cur].append(l)
-    return lines, steps
-
-
 def nodes(step_lines):
     """name -> (CPUS lines as (slot, count), '#' lines)."""
     res, cur, name = {}, None, None
@@ -456,9 +442,7 @@ def main():
     if sys.argv[1] == "gen":
         gen(sys.argv[2], sys.argv[3])
         return 0
-    r = check(sys.argv[2])
-    print("trace: %d passed, %d failed" % (r.passed, r.failed))
-    return 1 if r.failed else 0
+    return report("trace", check(sys.argv[2]))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,9 @@ fi
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-tar -C "$TOP" --exclude=./out --exclude=./.git -cf - . | tar -C "$out" -xf -
+# shellcheck source=../lib/tree.sh
+. "$TOP/test/lib/tree.sh"
+ks_copy_tree "$out"
 # No Module.symvers in a modules_prepare'd tree: modpost only warns.
 make -C "$tree" ARCH=i386 M="$out" KBUILD_MODPOST_WARN=1 W=1 modules >"$out/log" 2>&1 ||
 	{ cat "$out/log"; exit 1; }
