@@ -41,6 +41,7 @@
 			unsigned long ret_ip, struct pt_regs *regs,	\
 			void *entry_data)
 #define KS_FPROBE_ENTRY_OK	0
+#define KS_FPROBE_ENTRY_SKIP	1	/* no exit handler for this call */
 #else
 #define KS_HAVE_FPROBE		0
 #endif
@@ -53,6 +54,24 @@
 #else
 #define KS_SCHED_SWITCH_PROTO						\
 	bool preempt, struct task_struct *prev, struct task_struct *next
+#endif
+
+/*
+ * Since 6.7 rethook (kretprobe and fprobe instances) sits on an objpool,
+ * which gives every possible CPU a ring of roundup_pow_of_two(maxactive)
+ * pointers; before, one free list. Kbuild probes include/linux/rethook.h.
+ */
+#ifdef KS_RETHOOK_OBJPOOL
+#define KS_RETHOOK_PERCPU_RING	1
+#else
+#define KS_RETHOOK_PERCPU_RING	0
+#endif
+
+/* Whether @p is on a CPU right now (a config difference, not a version one). */
+#ifdef CONFIG_SMP
+#define ks_task_on_cpu(p)	READ_ONCE((p)->on_cpu)
+#else
+#define ks_task_on_cpu(p)	((p) == current)
 #endif
 
 #endif /* _KSTATS_COMPAT_H */

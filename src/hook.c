@@ -6,20 +6,21 @@
  * Function timing keeps the entry timestamp per call (kretprobe instance
  * data, fprobe entry data), so sleeping, recursing and migrating calls
  * are timed right. Sections between two probes keep the start per task in
- * a preallocated table. GAP-NAME gets the time from the end of one call
- * to the start of the next on the same CPU.
+ * a start table (starts.c). GAP-NAME gets the time from the end of one
+ * call to the start of the next on the same CPU.
  *
  * All of kstats is built without ftrace hooks (see Kbuild), and a trace
  * of any address inside kstats is refused, so it never traces itself.
  */
 #include <linux/fprobe.h>
-#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
+#include <linux/rethook.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -28,44 +29,25 @@
 
 #include "hist.h"
 #include "hook.h"
-
-/*
- * Start timestamps of sections in flight, keyed on a task: open
- * addressing over a preallocated array, lock-free so that handlers can
- * run anywhere, NMI and spinlock internals included. A slot's task only
- * goes NULL -> task -> KS_START_DELETED -> task ..., never back to NULL,
- * so a lookup that stops at the first NULL slot cannot miss its key.
- * Operations on one key never overlap: a task starts and ends its own
- * sections, a wakeup precedes the switch to the woken task under the run
- * queue lock, and a task is freed only after both.
- */
-#define KS_START_DELETED	((struct task_struct *)1UL)
-
-struct ks_start {
-	struct task_struct *task;	/* NULL: never used */
-	u64 ts;
-};
-
-struct ks_start_table {
-	atomic_t used;
-	u32 mask;	/* slots - 1; slots is a power of two */
-	u32 limit;	/* maxactive: more in flight counts as a miss */
-	struct ks_start slot[];
-};
+#include "starts.h"
 
 struct ks_trace {
 	struct list_head list;	/* on ks_traces: RCU, writers under ks_trace_lock */
 	struct ks_trace_req req;	/* as written, with defaults applied */
-	unsigned long addr;	/* start function, for "gone" */
+	unsigned long addr;	/* where the start probe sits, for "gone" */
 	unsigned long end_addr;
 	bool gone;		/* its module was unloaded */
+	bool runq;		/* run-queue latency: keyed on the woken task */
 	struct kstats *dur;
 	struct kstats *gap;
 	u64 __percpu *last_end;	/* per CPU: end of the last call, 0: none */
-	struct ks_start_table *starts;	/* pairs only */
-	atomic_long_t no_start;
-	atomic_long_t table_full;
-	atomic_long_t negative;
+	struct ks_starts *starts;	/* pairs only */
+	/* Lost samples, by cause; ks_trace_missed() adds up the right ones. */
+	atomic_long_t no_start;		/* an end found no start */
+	atomic_long_t table_full;	/* a start found no room */
+	atomic_long_t nested_start;	/* a start hit inside a kstats handler */
+	atomic_long_t nested_end;	/* an end hit inside a kstats handler */
+	atomic_long_t negative;		/* an end before its start */
 	union {
 		struct kretprobe rp;
 #if KS_HAVE_FPROBE
@@ -80,6 +62,8 @@ struct ks_trace {
 			struct tracepoint *end;
 			void *start_fn;
 			void *end_fn;
+			/* Run-queue latency: sched_wakeup_new starts too. */
+			struct tracepoint *new_task;
 		} tp;
 	};
 };
@@ -93,6 +77,40 @@ static LIST_HEAD(ks_traces);
 static struct tracepoint *ks_free_tp;
 
 /* ---------------------------------------------------------------- record */
+
+/* Per CPU, one flag per context level: task, softirq, hardirq, NMI. */
+struct ks_guard {
+	u8 busy[4];
+};
+
+static DEFINE_PER_CPU(struct ks_guard, ks_guard);
+
+/*
+ * Marks this CPU's context level as inside a kstats handler. A probe hit
+ * from inside one (kstats reads the clock through ktime_get_mono_fast_ns(),
+ * which may itself be traced) is then neither timed nor lost silently: it
+ * counts as missed, for every method, as kprobes already does for its own
+ * handlers. An interrupt or NMI meanwhile has its own level and is timed.
+ * Handlers run with preemption off, so the flag stays on this CPU.
+ *
+ * Return: the flag to clear with ks_leave(), or NULL if already inside.
+ */
+static __always_inline u8 *ks_enter(void)
+{
+	u8 *busy = &this_cpu_ptr(&ks_guard)->busy[interrupt_context_level()];
+
+	if (READ_ONCE(*busy))
+		return NULL;
+	WRITE_ONCE(*busy, 1);
+	barrier();
+	return busy;
+}
+
+static __always_inline void ks_leave(u8 *busy)
+{
+	barrier();
+	WRITE_ONCE(*busy, 0);
+}
 
 static u64 notrace ks_now(void)
 {
@@ -120,108 +138,46 @@ static void notrace ks_record_span(struct ks_trace *t, u64 start, u64 now)
 		kstats_record(t->dur, now - start);
 }
 
-/* ---------------------------------------------------------- start table */
-
-static u32 notrace ks_start_home(const struct ks_start_table *st,
-				 const struct task_struct *task)
+static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
+				 u64 now, bool replace)
 {
-	return hash_ptr(task, 32) & st->mask;
+	if (!ks_starts_put(t->starts, task, now, replace))
+		atomic_long_inc(&t->table_full);
 }
 
-/* The slot holding @task, or -1. */
-static int notrace ks_start_find(struct ks_start_table *st,
-				 struct task_struct *task)
+/* A section of @task ends now. */
+static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task)
 {
-	u32 i = ks_start_home(st, task), n;
+	u8 *busy = ks_enter();
+	u64 now, start;
 
-	for (n = 0; n <= st->mask; n++, i = (i + 1) & st->mask) {
-		struct task_struct *owner = READ_ONCE(st->slot[i].task);
-
-		if (owner == task)
-			return i;
-		if (!owner)
-			break;
-	}
-	return -1;
-}
-
-static void notrace ks_start_put(struct ks_trace *t, struct task_struct *task,
-				 u64 now)
-{
-	struct ks_start_table *st = t->starts;
-	u32 i = ks_start_home(st, task), n;
-	int found = ks_start_find(st, task);
-
-	if (found >= 0) {
-		/* Started again before its end: the later start wins. */
-		WRITE_ONCE(st->slot[found].ts, now);
+	if (!busy) {
+		atomic_long_inc(&t->nested_end);
 		return;
 	}
-	if (atomic_inc_return(&st->used) > st->limit)
-		goto full;
-	for (n = 0; n <= st->mask; n++, i = (i + 1) & st->mask) {
-		struct task_struct *owner = READ_ONCE(st->slot[i].task);
-
-		if ((!owner || owner == KS_START_DELETED) &&
-		    cmpxchg(&st->slot[i].task, owner, task) == owner) {
-			WRITE_ONCE(st->slot[i].ts, now);
-			return;
-		}
-	}
-full:
-	atomic_dec(&st->used);
-	atomic_long_inc(&t->table_full);
-}
-
-static bool notrace ks_start_take(struct ks_start_table *st,
-				  struct task_struct *task, u64 *ts)
-{
-	int i = ks_start_find(st, task);
-
-	if (i < 0)
-		return false;
-	*ts = READ_ONCE(st->slot[i].ts);
-	if (cmpxchg(&st->slot[i].task, task, KS_START_DELETED) != task)
-		return false;
-	atomic_dec(&st->used);
-	return true;
-}
-
-/*
- * @strict: an end without a start is a miss. Not so for run-queue
- * latency, where most switches are to tasks that were preempted, not woken.
- */
-static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
-				   bool strict)
-{
-	u64 now = ks_now(), start;
-
-	if (ks_start_take(t->starts, task, &start))
+	now = ks_now();
+	if (ks_starts_take(t->starts, task, &start))
 		ks_record_span(t, start, now);
-	else if (strict)
+	else
 		atomic_long_inc(&t->no_start);
 	ks_gap_end(t, now);
+	ks_leave(busy);
 }
 
+/* A section of @task starts now; a start not yet ended is replaced. */
 static void notrace ks_section_start(struct ks_trace *t, struct task_struct *task)
 {
-	u64 now = ks_now();
+	u8 *busy = ks_enter();
+	u64 now;
 
+	if (!busy) {
+		atomic_long_inc(&t->nested_start);
+		return;
+	}
+	now = ks_now();
 	ks_gap_begin(t, now);
-	ks_start_put(t, task, now);
-}
-
-static struct ks_start_table *ks_start_table_alloc(unsigned int limit)
-{
-	u32 slots = roundup_pow_of_two(2 * limit);
-	struct ks_start_table *st;
-
-	st = kzalloc(struct_size(st, slot, slots), GFP_KERNEL);
-	if (!st)
-		return NULL;
-	st->mask = slots - 1;
-	st->limit = limit;
-	return st;
+	ks_put_start(t, task, now, true);
+	ks_leave(busy);
 }
 
 /* ------------------------------------------------------------- handlers */
@@ -230,10 +186,17 @@ static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
 {
 	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_trace, rp);
-	u64 now = ks_now();
+	u8 *busy = ks_enter();
+	u64 now;
 
+	if (!busy) {
+		atomic_long_inc(&t->nested_start);
+		return 1;	/* no return probe for this call */
+	}
+	now = ks_now();
 	ks_gap_begin(t, now);
 	*(u64 *)ri->data = now;
+	ks_leave(busy);
 	return 0;
 }
 
@@ -241,10 +204,17 @@ static int notrace ks_krp_return(struct kretprobe_instance *ri,
 				 struct pt_regs *regs)
 {
 	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_trace, rp);
-	u64 now = ks_now();
+	u8 *busy = ks_enter();
+	u64 now;
 
+	if (!busy) {
+		atomic_long_inc(&t->nested_end);
+		return 0;
+	}
+	now = ks_now();
 	ks_record_span(t, *(u64 *)ri->data, now);
 	ks_gap_end(t, now);
+	ks_leave(busy);
 	return 0;
 }
 
@@ -252,20 +222,34 @@ static int notrace ks_krp_return(struct kretprobe_instance *ri,
 static KS_FPROBE_ENTRY(ks_fp_entry)
 {
 	struct ks_trace *t = container_of(fp, struct ks_trace, fp);
-	u64 now = ks_now();
+	u8 *busy = ks_enter();
+	u64 now;
 
+	if (!busy) {
+		atomic_long_inc(&t->nested_start);
+		return KS_FPROBE_ENTRY_SKIP;
+	}
+	now = ks_now();
 	ks_gap_begin(t, now);
 	*(u64 *)entry_data = now;
+	ks_leave(busy);
 	return KS_FPROBE_ENTRY_OK;
 }
 
 static KS_FPROBE_EXIT(ks_fp_exit)
 {
 	struct ks_trace *t = container_of(fp, struct ks_trace, fp);
-	u64 now = ks_now();
+	u8 *busy = ks_enter();
+	u64 now;
 
+	if (!busy) {
+		atomic_long_inc(&t->nested_end);
+		return;
+	}
+	now = ks_now();
 	ks_record_span(t, *(u64 *)entry_data, now);
 	ks_gap_end(t, now);
+	ks_leave(busy);
 }
 #endif
 
@@ -277,14 +261,15 @@ static int notrace ks_kp_start(struct kprobe *p, struct pt_regs *regs)
 
 static int notrace ks_kp_end(struct kprobe *p, struct pt_regs *regs)
 {
-	ks_section_end(container_of(p, struct ks_trace, kp.end), current, true);
+	ks_section_end(container_of(p, struct ks_trace, kp.end), current);
 	return 0;
 }
 
 /*
  * Tracepoint probes that use no argument are called with the tracepoint's
  * arguments after @data, which the x86-64 calling convention lets them
- * ignore, like the kernel's own tracepoint stubs.
+ * ignore, like the kernel's own tracepoint stubs. (Kbuild refuses kernels
+ * with CONFIG_CFI_CLANG, where that call would trap.)
  */
 static void notrace ks_tp_start(void *data)
 {
@@ -293,18 +278,65 @@ static void notrace ks_tp_start(void *data)
 
 static void notrace ks_tp_end(void *data)
 {
-	ks_section_end(data, current, true);
+	ks_section_end(data, current);
 }
 
-/* Typed pairs: run-queue latency is keyed on the woken task. */
+/*
+ * Run-queue latency, as bcc's runqlat defines it: the time a task waits
+ * on a run queue, from the moment it becomes runnable while off CPU
+ * (woken, or switched out still runnable) until it is switched in.
+ *
+ * A wakeup may fire for a task that is on a CPU: current waking itself
+ * in try_to_wake_up(), or ttwu_runnable() for a task between
+ * set_current_state() and schedule(). It waits on no run queue: no
+ * start. A start can still be left for a task that then runs (a
+ * sched_waking, which holds only p->pi_lock, racing the switch to p), so
+ * every switch-out replaces or drops the task's start: no start survives
+ * a run of its task to be ended by a later switch-in.
+ */
 static void notrace ks_tp_wakeup(void *data, struct task_struct *p)
 {
-	ks_section_start(data, p);
+	struct ks_trace *t = data;
+	u8 *busy;
+	u64 now;
+
+	if (is_idle_task(p) || ks_task_on_cpu(p))
+		return;
+	busy = ks_enter();
+	if (!busy) {
+		atomic_long_inc(&t->nested_start);
+		return;
+	}
+	now = ks_now();
+	ks_gap_begin(t, now);
+	/* A preempted task woken again has waited since its switch-out. */
+	ks_put_start(t, p, now, false);
+	ks_leave(busy);
 }
 
 static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 {
-	ks_section_end(data, next, false);
+	struct ks_trace *t = data;
+	u8 *busy = ks_enter();
+	u64 now, start;
+
+	if (!busy) {
+		atomic_long_inc(&t->nested_end);
+		return;
+	}
+	now = ks_now();
+	/* No start: next ran before the trace began, or its start was lost and counted. */
+	if (!is_idle_task(next) && ks_starts_take(t->starts, next, &start)) {
+		ks_record_span(t, start, now);
+		ks_gap_end(t, now);
+	}
+	if (is_idle_task(prev))
+		;
+	else if (preempt || task_is_running(prev))
+		ks_put_start(t, prev, now, true);
+	else
+		ks_starts_drop(t->starts, prev);
+	ks_leave(busy);
 }
 
 struct ks_typed_pair {
@@ -328,11 +360,10 @@ static const struct ks_typed_pair ks_typed_pairs[] = {
 static void notrace ks_tp_task_free(void *data, struct task_struct *p)
 {
 	struct ks_trace *t;
-	u64 ts;
 
 	list_for_each_entry_rcu(t, &ks_traces, list)
 		if (t->starts)
-			ks_start_take(t->starts, p, &ts);
+			ks_starts_drop(t->starts, p);
 }
 
 /* Probing kstats' own handlers would recurse. */
@@ -407,24 +438,32 @@ static int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 
 static int ks_attach_kretprobe(struct ks_trace *t)
 {
+	int err;
+
 	t->rp.kp.symbol_name = t->req.start;
 	t->rp.entry_handler = ks_krp_entry;
 	t->rp.handler = ks_krp_return;
 	t->rp.data_size = sizeof(u64);
 	t->rp.maxactive = t->req.maxactive;
-	return register_kretprobe(&t->rp);
+	err = register_kretprobe(&t->rp);
+	if (!err)
+		t->addr = (unsigned long)t->rp.kp.addr;
+	return err;
 }
 
 #if KS_HAVE_FPROBE
+/*
+ * At the address kprobes resolved (past an ENDBR, on the ftrace call
+ * site), so "gone" watches the very function the fprobe is on, even
+ * where two functions share the name.
+ */
 static int ks_attach_fprobe(struct ks_trace *t)
 {
-	const char *sym = t->req.start;
-
 	t->fp.entry_handler = ks_fp_entry;
 	t->fp.exit_handler = ks_fp_exit;
 	t->fp.entry_data_size = sizeof(u64);
 	t->fp.nr_maxactive = t->req.maxactive;
-	return register_fprobe_syms(&t->fp, &sym, 1);
+	return register_fprobe_ips(&t->fp, &t->addr, 1);
 }
 #else
 static int ks_attach_fprobe(struct ks_trace *t)
@@ -476,10 +515,14 @@ static int ks_attach_kprobes(struct ks_trace *t)
 	t->kp.end.symbol_name = t->req.end;
 	t->kp.end.pre_handler = ks_kp_end;
 	err = register_kprobes(kps, ARRAY_SIZE(kps));
-	if (err)
+	if (err) {
 		pr_err("trace %s: register_kprobes failed: %d\n",
 		       t->req.name, err);
-	return err;
+		return err;
+	}
+	t->addr = (unsigned long)t->kp.start.addr;
+	t->end_addr = (unsigned long)t->kp.end.addr;
+	return 0;
 }
 
 static int ks_attach_tracepoints(struct ks_trace *t)
@@ -495,26 +538,41 @@ static int ks_attach_tracepoints(struct ks_trace *t)
 		    !strcmp(ks_typed_pairs[i].end, end)) {
 			t->tp.start_fn = ks_typed_pairs[i].start_fn;
 			t->tp.end_fn = ks_typed_pairs[i].end_fn;
+			t->runq = true;
 		}
 	}
+	/* As runqlat: a new task's first wait starts at sched_wakeup_new. */
+	if (t->runq && strcmp(start, "sched_wakeup_new"))
+		t->tp.new_task = ks_find_tracepoint("sched_wakeup_new");
 	err = tracepoint_probe_register(t->tp.start, t->tp.start_fn, t);
 	if (err)
 		goto err_msg;
-	err = tracepoint_probe_register(t->tp.end, t->tp.end_fn, t);
-	if (err) {
-		tracepoint_probe_unregister(t->tp.start, t->tp.start_fn, t);
-		tracepoint_synchronize_unregister();
-		goto err_msg;
+	if (t->tp.new_task) {
+		err = tracepoint_probe_register(t->tp.new_task, ks_tp_wakeup, t);
+		if (err)
+			goto err_start;
 	}
+	err = tracepoint_probe_register(t->tp.end, t->tp.end_fn, t);
+	if (err)
+		goto err_new_task;
 	return 0;
+err_new_task:
+	if (t->tp.new_task)
+		tracepoint_probe_unregister(t->tp.new_task, ks_tp_wakeup, t);
+err_start:
+	tracepoint_probe_unregister(t->tp.start, t->tp.start_fn, t);
+	tracepoint_synchronize_unregister();
 err_msg:
 	pr_err("trace %s: tracepoint_probe_register failed: %d\n",
 	       t->req.name, err);
 	return err;
 }
 
-/* After this returns no handler of @t runs or will run. */
-static void ks_detach(struct ks_trace *t)
+/*
+ * After this returns 0 no handler of @t runs or will run. Only
+ * unregister_fprobe() can fail (ftrace shut down): @t must then be kept.
+ */
+static int ks_detach(struct ks_trace *t)
 {
 	struct kprobe *kps[] = { &t->kp.start, &t->kp.end };
 
@@ -525,26 +583,25 @@ static void ks_detach(struct ks_trace *t)
 		break;
 #if KS_HAVE_FPROBE
 	case KS_METHOD_FPROBE:
-		unregister_fprobe(&t->fp);
-		break;
+		return unregister_fprobe(&t->fp);
 #endif
 	case KS_METHOD_KPROBE:
 		unregister_kprobes(kps, ARRAY_SIZE(kps));
 		break;
 	case KS_METHOD_TRACEPOINT:
 		tracepoint_probe_unregister(t->tp.start, t->tp.start_fn, t);
+		if (t->tp.new_task)
+			tracepoint_probe_unregister(t->tp.new_task,
+						    ks_tp_wakeup, t);
 		tracepoint_probe_unregister(t->tp.end, t->tp.end_fn, t);
 		tracepoint_synchronize_unregister();
 		break;
 	default:
 		break;
 	}
+	return 0;
 }
 
-/*
- * Samples lost. A start refused for a full table is not added: its end
- * then finds no start and is counted there.
- */
 /* Finds what a trace hooks into, without attaching anything. */
 static int ks_trace_resolve(struct ks_trace *t)
 {
@@ -568,46 +625,106 @@ static int ks_trace_resolve(struct ks_trace *t)
 	return 0;
 }
 
-static unsigned long ks_trace_missed(struct ks_trace *t)
+/* What the kernel's probe itself lost: not fired, or no instance free. */
+static unsigned long ks_probe_missed(struct ks_trace *t)
 {
-	unsigned long missed = atomic_long_read(&t->no_start) +
-			       atomic_long_read(&t->negative);
-
 	switch (t->req.method) {
 	case KS_METHOD_KRETPROBE:
-		missed += t->rp.nmissed + t->rp.kp.nmissed;
-		break;
+		return t->rp.nmissed + t->rp.kp.nmissed;
 #if KS_HAVE_FPROBE
 	case KS_METHOD_FPROBE:
-		missed += t->fp.nmissed;
-		break;
+		/* fprobe counts without atomics: approximate under contention. */
+		return t->fp.nmissed;
 #endif
 	case KS_METHOD_KPROBE:
-		missed += t->kp.start.nmissed + t->kp.end.nmissed;
-		break;
+		return t->kp.end.nmissed;
 	default:
-		break;
+		return 0;
 	}
+}
+
+/*
+ * Samples lost, each counted once. In a section pair, whatever loses a
+ * start (no room, a start probe that did not fire, a start inside a
+ * kstats handler) shows up once, as the end that finds no start. For
+ * run-queue latency a switch-in without a start is normal (the task ran
+ * before the trace began), so lost starts are counted where they happen.
+ */
+static unsigned long ks_trace_missed(struct ks_trace *t)
+{
+	unsigned long missed = ks_probe_missed(t) +
+			       atomic_long_read(&t->nested_end) +
+			       atomic_long_read(&t->negative);
+
+	if (t->runq)
+		missed += atomic_long_read(&t->table_full) +
+			  atomic_long_read(&t->nested_start);
+	else if (t->starts)
+		missed += atomic_long_read(&t->no_start);
+	else
+		missed += atomic_long_read(&t->nested_start);
 	return missed;
 }
 
-/* The '#' line of a trace's nodes. */
+/* The '#' line of a trace's nodes: the missed count and its causes. */
 static void ks_trace_show_missed(struct seq_file *m, void *arg)
 {
 	struct ks_trace *t = arg;
 
-	seq_printf(m, "# trace %s method %s missed %lu (no_start %ld table_full %ld negative %ld)%s\n",
+	seq_printf(m, "# trace %s method %s missed %lu (probe %lu no_start %ld table_full %ld nested %ld negative %ld)%s\n",
 		   t->req.name, ks_method_name(t->req.method),
-		   ks_trace_missed(t), atomic_long_read(&t->no_start),
+		   ks_trace_missed(t), ks_probe_missed(t),
+		   atomic_long_read(&t->no_start),
 		   atomic_long_read(&t->table_full),
+		   atomic_long_read(&t->nested_start) +
+		   atomic_long_read(&t->nested_end),
 		   atomic_long_read(&t->negative), t->gone ? " gone" : "");
+}
+
+/*
+ * Bytes a trace holds: its histograms, start table and per-CPU state,
+ * and the pool of return-probe instances the kernel keeps for it
+ * (computed from the kernel's own layout: see KS_RETHOOK_PERCPU_RING).
+ */
+static size_t ks_trace_bytes(const struct ks_trace *t)
+{
+	size_t cpus = num_possible_cpus();
+	size_t hist = sizeof(struct kstats) +
+		      cpus * ks_n_slots(t->req.bits) * sizeof(struct ks_slot);
+	size_t bytes = sizeof(*t) + 2 * hist + cpus * sizeof(u64) +
+		       ks_starts_bytes(t->starts);
+	size_t inst = 0;
+
+	if (t->req.method == KS_METHOD_KRETPROBE)
+		inst = sizeof(struct kretprobe_instance) + sizeof(u64);
+	else if (t->req.method == KS_METHOD_FPROBE)
+		/* fprobe's private node: a rethook_node, two ips, our data. */
+		inst = sizeof(struct rethook_node) + 2 * sizeof(long) + sizeof(u64);
+	if (inst)
+		bytes += t->req.maxactive * ALIGN(inst, sizeof(long));
+	if (inst && KS_RETHOOK_PERCPU_RING)
+		bytes += cpus * roundup_pow_of_two(t->req.maxactive) * sizeof(void *);
+	return bytes;
+}
+
+/**
+ * ks_default_maxactive() - instances in flight when the line sets none
+ *
+ * Two per possible CPU, like the kernel's own kretprobe default, within
+ * 64..KS_MAXACTIVE_DEFAULT_MAX. The cap keeps the kernel's per-CPU rings
+ * (6.7+) under 8 KiB per possible CPU, where a default growing with the
+ * CPU count would make them grow with its square.
+ */
+static unsigned int ks_default_maxactive(void)
+{
+	return clamp(2 * num_possible_cpus(), 64U, KS_MAXACTIVE_DEFAULT_MAX);
 }
 
 static void ks_trace_free(struct ks_trace *t)
 {
 	kstats_delete(t->gap);
 	kstats_delete(t->dur);
-	kfree(t->starts);
+	ks_starts_free(t->starts);
 	free_percpu(t->last_end);
 	kfree(t);
 }
@@ -656,13 +773,13 @@ int ks_trace_add(const struct ks_trace_req *req)
 		return -ENOMEM;
 	t->req = *req;
 	if (!t->req.maxactive)
-		t->req.maxactive = max(64U, 4 * num_possible_cpus());
+		t->req.maxactive = ks_default_maxactive();
 	t->last_end = alloc_percpu(u64);
 	if (!t->last_end)
 		goto err_nomem;
 	if (req->method == KS_METHOD_KPROBE ||
 	    req->method == KS_METHOD_TRACEPOINT) {
-		t->starts = ks_start_table_alloc(t->req.maxactive);
+		t->starts = ks_starts_alloc(t->req.maxactive);
 		if (!t->starts)
 			goto err_nomem;
 	}
@@ -721,11 +838,25 @@ err_nomem:
 
 static void ks_trace_destroy(struct ks_trace *t)
 {
+	int err;
+
 	lockdep_assert_held(&ks_trace_lock);
 	list_del_rcu(&t->list);
-	ks_detach(t);
+	err = ks_detach(t);
 	/* ks_tp_task_free() walks ks_traces under RCU. */
 	synchronize_rcu();
+	if (err) {
+		/*
+		 * Its handlers may still be called: keep it, and kstats with
+		 * it, for good. The nodes stay, stopped, under their names.
+		 */
+		pr_err("trace %s: cannot detach (%d); keeping it, and kstats loaded\n",
+		       t->req.name, err);
+		WRITE_ONCE(t->dur->active, false);
+		WRITE_ONCE(t->gap->active, false);
+		__module_get(THIS_MODULE);
+		return;
+	}
 	pr_info("trace %s: removed, %lu missed\n", t->req.name,
 		ks_trace_missed(t));
 	ks_trace_free(t);
@@ -766,12 +897,12 @@ void ks_trace_list(struct seq_file *m)
 
 	mutex_lock(&ks_trace_lock);
 	list_for_each_entry(t, &ks_traces, list)
-		seq_printf(m, "%s method %s bits %u start %s end %s maxactive %u missed %lu%s\n",
+		seq_printf(m, "%s method %s bits %u start %s end %s maxactive %u memory %zu missed %lu%s\n",
 			   t->req.name, ks_method_name(t->req.method),
 			   t->req.bits, t->req.start,
 			   t->req.end[0] ? t->req.end : "-",
-			   t->req.maxactive, ks_trace_missed(t),
-			   t->gone ? " gone" : "");
+			   t->req.maxactive, ks_trace_bytes(t),
+			   ks_trace_missed(t), t->gone ? " gone" : "");
 	mutex_unlock(&ks_trace_lock);
 }
 
@@ -785,10 +916,21 @@ static int ks_module_notify(struct notifier_block *nb, unsigned long action,
 	if (action != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
 	mutex_lock(&ks_trace_lock);
-	list_for_each_entry(t, &ks_traces, list)
-		if (within_module(t->addr, mod) ||
-		    within_module(t->end_addr, mod))
-			t->gone = true;
+	list_for_each_entry(t, &ks_traces, list) {
+		if (!within_module(t->addr, mod) &&
+		    !within_module(t->end_addr, mod))
+			continue;
+		t->gone = true;
+		/*
+		 * kprobes disarms its own probes of a module going away. An
+		 * fprobe's address stays in its ftrace filter and would fire
+		 * again for whatever code a later module puts there.
+		 */
+#if KS_HAVE_FPROBE
+		if (t->req.method == KS_METHOD_FPROBE)
+			disable_fprobe(&t->fp);
+#endif
+	}
 	mutex_unlock(&ks_trace_lock);
 	return NOTIFY_DONE;
 }

@@ -17,6 +17,8 @@ struct seq_file;
 #define KS_TRACE_NAME_MAX	(KSTATS_NAME_MAX - (sizeof(KS_GAP_PREFIX) - 1))
 #define KS_TP_PREFIX		"__tracepoint_"
 #define KS_MAXACTIVE_MAX	4096
+/* The default maxactive is 2 per possible CPU, in 64..this. */
+#define KS_MAXACTIVE_DEFAULT_MAX	1024
 #define KS_DEFAULT_BITS		3
 
 enum ks_method {

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The start table: timestamps of sections in flight, keyed on a task.
+ * Lock-free and preallocated, so probe handlers can use it anywhere,
+ * NMI and spinlock internals included.
+ */
+#ifndef _KSTATS_STARTS_H
+#define _KSTATS_STARTS_H
+
+#include <linux/types.h>
+
+/* A key's entry lives in the first this many slots from its hash. */
+#define KS_STARTS_WINDOW	16
+
+struct ks_starts;
+
+struct ks_starts *ks_starts_alloc(unsigned int maxactive);
+void ks_starts_free(struct ks_starts *st);
+size_t ks_starts_bytes(const struct ks_starts *st);
+bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts, bool replace);
+bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts);
+void ks_starts_drop(struct ks_starts *st, const void *key);
+unsigned int ks_starts_scan_len(struct ks_starts *st, const void *key);
+
+#endif /* _KSTATS_STARTS_H */
