@@ -31,8 +31,9 @@ if grep -E 'warning:|WARNING:' "$OUT/build.log"; then
 fi
 cp "$OUT/tree/kstats.ko" "$OUT/tree/test/modules/kstats_test_client.ko" \
 	"$OUT/tree/examples/kstats_demo.ko" \
-	"$OUT/tree/test/modules/kstats_test_target.ko" "$OUT/"
+	"$OUT/tree/test/modules/kstats_test_target.ko" \
+	"$OUT/tree/test/modules/kstats_test_sched.ko" "$OUT/"
 # Static guest programs, for the busybox initramfs.
-for p in sigpair syscall_loop; do
-	gcc -static -O2 -Wall -Werror -o "$OUT/$p" "$TOP/test/progs/$p.c"
+for src in "$TOP"/test/progs/*.c; do
+	gcc -static -O2 -Wall -Werror -o "$OUT/$(basename "$src" .c)" "$src"
 done

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hook-engine correctness tests of kstats.ko in a stock-kernel QEMU guest:
+run-queue latency as runqlat defines it, calls from inside kstats'
+handlers, traces of an unloaded module that must stay dead, and what a
+trace holds in memory.
+
+  engine_test.py gen GUEST_SCRIPT SERIES   write the busybox script
+  engine_test.py check LOGFILE             assert on the console log
+"""
+import re
+import sys
+
+from basic_test import Results, _RANGES, parse, report
+from trace_test import ctls, listings, missed_of, nodes, total
+
+FB = 3
+# Calls of a traced function whose handlers each read the clock once.
+NESTED_CALLS = 5000
+NESTED_OUTER = {
+    "kretprobe": ("start kst_target_null method kretprobe", 'tgt "bench %d"'),
+    "fprobe": ("start kst_target_null method fprobe", 'tgt "bench %d"'),
+    "kprobe": ("start kst_section_begin end kst_section_end", 'tgt "bench_pair %d"'),
+    "tracepoint": ("start __tracepoint_sys_enter end __tracepoint_sys_exit",
+                   "/modules/syscall_loop %d > /dev/null"),
+}
+
+
+def function_methods(series):
+    return ["kretprobe", "fprobe"] if series == "6.12" else ["kretprobe"]
+
+
+def nested_outers(series):
+    return function_methods(series) + ["kprobe", "tracepoint"]
+
+
+def gen(path, series):
+    out = ["""set -u
+D=/sys/kernel/debug/kstats
+C=$D/_control
+T=/sys/kernel/debug/kstats_test_target
+ctl() { (echo -e "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
+tgt() { echo "$1" > $T || echo "@@TGTFAIL $1"; }
+show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
+step() { echo "@@STEP $1"; }
+listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
+ctxt() { echo "@@CTXT $1 $(grep ^ctxt /proc/stat | cut -d' ' -f2)"; }
+insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"
+insmod /modules/kstats_test_target.ko || echo "@@FAIL insmod target"
+insmod /modules/kstats_test_sched.ko || echo "@@FAIL insmod sched"
+echo "@@NCPUS $(grep -c ^processor /proc/cpuinfo) possible $(cat /sys/devices/system/cpu/possible)"
+step runq-selfwake
+ctl "trace rq start __tracepoint_sched_wakeup end __tracepoint_sched_switch"
+ctl "trace rqw start __tracepoint_sched_waking end __tracepoint_sched_switch"
+/modules/rqlat selfwake 800 || echo "@@FAIL rqlat selfwake"
+show rq
+show rqw
+listing selfwake
+ctl "remove rq"
+ctl "remove rqw"
+step runq-pair
+ctl "trace rq start __tracepoint_sched_wakeup end __tracepoint_sched_switch"
+ctxt before
+show rq
+/modules/rqlat pair 1500 || echo "@@FAIL rqlat pair"
+show rq
+ctxt after
+listing pair
+ctl "remove rq"
+"""]
+    # kstats' handlers read the clock with ktime_get_mono_fast_ns(), which
+    # is notrace: only a kretprobe (int3) can trace it. Each outer call
+    # below runs two kstats handlers, so makes two nested calls.
+    out.append("""step nested
+ctl "trace k start ktime_get_mono_fast_ns"
+sleep 1
+listing idle
+show k
+""")
+    for outer in nested_outers(series):
+        trace, work = NESTED_OUTER[outer]
+        out.append("""ctl "trace d %(trace)s"
+%(work)s
+ctl "remove d"
+listing after-%(o)s
+show k
+""" % {"trace": trace, "work": work % NESTED_CALLS, "o": outer})
+    out.append('ctl "remove k"')
+    for m in function_methods(series) + ["kprobe"]:
+        tr = ("trace gn start kst_section_begin end kst_section_end"
+              if m == "kprobe" else
+              "trace gn start kst_target_delay method " + m)
+        call = "section 0" if m == "kprobe" else "delay 0"
+        out.append("""step gone-%(m)s
+ctl "%(tr)s"
+tgt "%(call)s 3"
+echo "@@ADDR before $(grep -w -e kst_target_delay -e kst_section_begin /proc/kallsyms | tr '\\n' ' ')"
+rmmod kstats_test_target || echo "@@FAIL rmmod target"
+insmod /modules/kstats_test_target.ko || echo "@@FAIL reinsmod target"
+echo "@@ADDR after $(grep -w -e kst_target_delay -e kst_section_begin /proc/kallsyms | tr '\\n' ' ')"
+tgt "%(call)s 5"
+show gn
+listing gone
+ctl "remove gn"
+""" % {"m": m, "tr": tr, "call": call})
+    out.append("""step memory
+ctl "trace mf start kst_target_delay"
+ctl "trace mk start kst_section_begin end kst_section_end bits 5 maxactive 4096"
+listing memory
+ctl "remove mf"
+ctl "remove mk"
+step done
+""")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def slots_with_samples(cpus):
+    return [s for s, c in cpus if c]
+
+
+def listing_field(lines, name, key):
+    for l in lines:
+        w = l.split()
+        if w and w[0] == name and key in w:
+            return w[w.index(key) + 1]
+    return None
+
+
+def check(logpath):
+    r = Results()
+    log = open(logpath, errors="replace").read()
+    lines, steps = parse(log)
+    m = re.search(r"KSTATS-GUEST-START (\S+)", log)
+    series = "6.12" if m and m.group(1).startswith("6.12.") else "6.1"
+    r.check(not any("@@FAIL" in l or "@@TGTFAIL" in l for l in lines),
+            "modules load and every workload command succeeds",
+            str([l for l in lines if "FAIL" in l][:5]))
+    want = ["runq-selfwake", "runq-pair", "nested"] + \
+        ["gone-" + m for m in function_methods(series) + ["kprobe"]] + \
+        ["memory", "done"]
+    for s in want:
+        r.check(s in steps, "step %s reached" % s)
+    if "done" not in steps:
+        return r
+    ranges = _RANGES[FB]
+
+    # A task that woke itself while running, then ran alone for run_ns:
+    # no wait of any task can be as long as half that run, while a start
+    # left by the self-wakeup would be ended by the next switch-in.
+    st = steps["runq-selfwake"]
+    nd = nodes(st)
+    ran = [int(l.split()[2]) for l in st if l.startswith("@@SELFWAKE run_ns ")]
+    r.check(len(ran) == 1 and ran[0] > 0, "selfwake: the task ran after waking itself", str(ran))
+    for name in ("rq", "rqw"):
+        cpus = nd.get(name, [([], [])])[0][0]
+        r.check(total(cpus) > 0, "%s: run-queue latency has samples" % name)
+        top = max(slots_with_samples(cpus) or [0])
+        r.check(ran and ranges[top][0] < ran[0] // 2,
+                "%s: no wait as long as the self-woken task's run (%s ns)" % (name, ran),
+                "highest slot %d from %d ns" % (top, ranges[top][0]))
+        r.check(missed_of(listings(st).get("selfwake", []), name) == 0,
+                "%s: nothing missed" % name)
+
+    # Two CPU-bound tasks on one CPU: every switch-in of either is the end
+    # of a wait that began at its preemption (or, first, at wakeup_new).
+    st = steps["runq-pair"]
+    nd = nodes(st)
+    pairs = [l.split() for l in st if l.startswith("@@PAIR ")]
+    pcount = sum(int(p[4]) for p in pairs)
+    ctx = {l.split()[1]: int(l.split()[2]) for l in st if l.startswith("@@CTXT ")}
+    before, after = (total(nd["rq"][0][0]), total(nd["rq"][1][0])) if len(nd.get("rq", [])) == 2 else (0, 0)
+    got = after - before
+    r.check(len(pairs) == 2 and pcount > 20,
+            "pair: both tasks report their switch-ins from schedstat", str(pairs))
+    r.check(got >= pcount,
+            "pair: run-queue samples %d >= the two tasks' switch-ins %d (schedstat pcount)" % (got, pcount))
+    r.check("before" in ctx and "after" in ctx and got <= ctx["after"] - ctx["before"],
+            "pair: run-queue samples %d <= context switches in the window %s" % (got, ctx))
+    r.check(missed_of(listings(st).get("pair", []), "rq") == 0, "pair: nothing missed")
+
+    # Calls made from inside kstats' handlers: not timed, counted missed.
+    # Other callers of ktime_get_mono_fast_ns add a few samples per second;
+    # timing the nested calls would add two per outer call.
+    st = steps["nested"]
+    ls, nd = listings(st), nodes(st)
+    outers = nested_outers(series)
+    ks = [total(x[0]) for x in nd.get("k", [])]
+    ms = [missed_of(ls.get(n, []), "k") for n in ["idle"] + ["after-" + o for o in outers]]
+    r.check(len(ks) == len(ms) and None not in ms, "nested: listings and nodes read",
+            "%s %s" % (ks, ms))
+    if len(ks) == len(ms) and None not in ms:
+        for i, outer in enumerate(outers):
+            ds, dm = ks[i + 1] - ks[i], ms[i + 1] - ms[i]
+            r.check(ds < NESTED_CALLS // 2,
+                    "nested: calls from a %s trace's handlers are not timed" % outer,
+                    "%d samples for %d outer calls (idle second: %d)" % (ds, NESTED_CALLS, ks[0]))
+            r.check(dm >= 2 * NESTED_CALLS,
+                    "nested: calls from a %s trace's handlers count as missed" % outer,
+                    "missed +%d for %d outer calls" % (dm, NESTED_CALLS))
+
+    for meth in function_methods(series) + ["kprobe"]:
+        st = steps["gone-" + meth]
+        nd, ls = nodes(st), listings(st)
+        addrs = [l for l in st if l.startswith("@@ADDR")]
+        r.check(all(x[1] == "0" for x in ctls(st)), "gone %s: trace and remove accepted" % meth)
+        r.check(total(nd.get("gn", [([], [])])[0][0]) == 3,
+                "gone %s: 3 calls counted; after the module is reloaded, 5 calls add nothing" % meth,
+                "%s %s" % (nd.get("gn"), addrs))
+        r.check(any(l.startswith("gn ") and l.endswith(" gone") for l in ls.get("gone", [])),
+                "gone %s: listing says gone" % meth)
+
+    st = steps["memory"]
+    ls = listings(st).get("memory", [])
+    ncpus = int(re.search(r"@@NCPUS (\d+)", log).group(1))
+    for name, fb, maxactive in (("mf", 3, 64), ("mk", 5, 4096)):
+        mem = listing_field(ls, name, "memory")
+        nslots = ((64 - fb + 1) << fb) + 1
+        floor = 2 * nslots * 16 * ncpus
+        if name == "mk":
+            floor += 2 * maxactive * 16     # the start table
+        r.check(listing_field(ls, name, "maxactive") == str(maxactive),
+                "%s: maxactive %d (default: 2 per possible CPU, at least 64)" % (name, maxactive), str(ls))
+        r.check(mem is not None and int(mem) >= floor,
+                "%s: listing shows memory >= its histograms%s (%d B)" %
+                (name, " and start table" if name == "mk" else "", floor), str(mem))
+    return r
+
+
+def main():
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2], sys.argv[3])
+        return 0
+    return report("engine", check(sys.argv[2]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
