@@ -256,6 +256,16 @@ void ks_node_remove(struct kstats *ks)
 int ks_output_init(void)
 {
 	ks_root = debugfs_create_dir("kstats", NULL);
+	/*
+	 * debugfs=off refuses files with -EPERM; debugfs=no-mount never
+	 * registers debugfs, so files fail with -ENOENT. kstats has no
+	 * other output.
+	 */
+	if (PTR_ERR_OR_ZERO(ks_root) == -EPERM ||
+	    PTR_ERR_OR_ZERO(ks_root) == -ENOENT) {
+		pr_err("debugfs is not available (debugfs=off or debugfs=no-mount on the kernel command line?), and kstats reports only through it\n");
+		return PTR_ERR(ks_root);
+	}
 	if (IS_ERR(ks_root)) {
 		pr_err("cannot create debugfs directory kstats: %ld\n",
 		       PTR_ERR(ks_root));

@@ -80,6 +80,20 @@ for k in "${KERNELS[@]}"; do
 		>"$LOGS/trace-$k.result" 2>&1
 	sed "s/^/    [$k] /" "$LOGS/trace-$k.result"
 	add_counts "$LOGS/trace-$k.result"
+
+	script=$LOGS/engine-$k.sh
+	python3 test/engine_test.py gen "$script" "$(ks_kernel_series "$k")"
+	KS_TIMEOUT=600 run "$k: guest runs the hook-engine script, clean console" \
+		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-engine-$k.console" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
+	python3 test/engine_test.py check "$LOGS/guest-engine-$k.console" \
+		>"$LOGS/engine-$k.result" 2>&1
+	sed "s/^/    [$k] /" "$LOGS/engine-$k.result"
+	add_counts "$LOGS/engine-$k.result"
+
+	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
+		bash test/debugfs-off.sh "$k"
 done
 
 # Debian package, DKMS, and modprobe of what DKMS installed, in guests.
