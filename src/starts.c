@@ -192,27 +192,6 @@ bool notrace ks_starts_take(struct ks_starts *st, const void *key, u64 *ts)
 	return false;
 }
 
-/**
- * ks_starts_scan_len() - slots a lookup of @key looks at
- * @st: the table
- * @key: any key
- *
- * For tests: shows that lookups stay bounded, whatever has passed through.
- * Return: 1..KS_STARTS_WINDOW.
- */
-unsigned int ks_starts_scan_len(struct ks_starts *st, const void *key)
-{
-	u32 home = ks_home(st, key), n;
-
-	for (n = 0; n < st->window; n++) {
-		unsigned long v = READ_ONCE(ks_at(st, home, n)->key);
-
-		if (v == KS_KEY_EMPTY || v == (unsigned long)key)
-			return n + 1;
-	}
-	return st->window;
-}
-
 NOKPROBE_SYMBOL(ks_starts_drop);
 NOKPROBE_SYMBOL(ks_starts_put);
 NOKPROBE_SYMBOL(ks_starts_take);

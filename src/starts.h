@@ -20,6 +20,5 @@ size_t ks_starts_bytes(const struct ks_starts *st);
 bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts, bool replace);
 bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts);
 void ks_starts_drop(struct ks_starts *st, const void *key);
-unsigned int ks_starts_scan_len(struct ks_starts *st, const void *key);
 
 #endif /* _KSTATS_STARTS_H */

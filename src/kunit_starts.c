@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the start table (starts.c): its semantics, its capacity
+ * after many keys have passed through, and one key hammered from a task
+ * and from a hard interrupt that nests inside the task's operations.
+ * Built with KSTATS_KUNIT=y, like kunit.c.
+ */
+#include <kunit/test.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "starts.h"
+
+/* Keys are only hashed and compared: any distinct non-small values do. */
+static const void *ks_key(unsigned long i)
+{
+	return (const void *)(0x10000UL + i * 64);
+}
+
+static void ks_test_starts_semantics(struct kunit *test)
+{
+	struct ks_starts *st = ks_starts_alloc(4);
+	u64 ts = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 100, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 200, true));
+	/* Without replace the earlier start stays; with it the later wins. */
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 150, false));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(1), &ts));
+	KUNIT_EXPECT_EQ(test, ts, 100);
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 250, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(2), &ts));
+	KUNIT_EXPECT_EQ(test, ts, 250);
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(2), &ts));
+	/* drop forgets a start. */
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(3), 300, false));
+	ks_starts_drop(st, ks_key(3));
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(3), &ts));
+	/* maxactive 4: 8 slots, so 8 starts in flight fit and a ninth does not. */
+	for (ts = 10; ts < 18; ts++)
+		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(ts), ts, true));
+	KUNIT_EXPECT_FALSE(test, ks_starts_put(st, ks_key(18), 18, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(12), &ts));
+	KUNIT_EXPECT_EQ(test, ts, 12);
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(18), 18, true));
+	KUNIT_EXPECT_EQ(test, ks_starts_bytes(st), 8 * 16 + 8);
+	ks_starts_free(st);
+}
+
+/*
+ * After 10,000 keys have passed through (every slot deleted many times),
+ * the table still holds maxactive keys at once, finds each of them with
+ * its own timestamp and finds no absent key.
+ */
+static void ks_test_starts_churn(struct kunit *test)
+{
+	struct ks_starts *st = ks_starts_alloc(64);
+	unsigned long i;
+	u64 ts;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	for (i = 0; i < 10000; i++) {
+		KUNIT_ASSERT_TRUE(test, ks_starts_put(st, ks_key(i), i, true));
+		KUNIT_ASSERT_TRUE(test, ks_starts_take(st, ks_key(i), &ts));
+		KUNIT_ASSERT_EQ(test, ts, i);
+	}
+	for (i = 20000; i < 20064; i++)
+		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(i), i, false));
+	for (i = 30000; i < 31000; i++)
+		KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(i), &ts));
+	for (i = 20000; i < 20064; i++) {
+		ts = 0;
+		KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(i), &ts));
+		KUNIT_EXPECT_EQ(test, ts, i);
+	}
+	ks_starts_free(st);
+}
+
+/* One key, shared by the task below and the interrupt that nests in it. */
+static struct {
+	struct ks_starts *st;
+	u64 begin;		/* before the first put */
+	u64 worst;		/* largest end - start seen */
+	bool bad_ts;		/* a start before begin: stale or torn */
+	unsigned long irq_samples;
+	bool stop;
+} ks_hammer;
+
+static void ks_hammer_once(void)
+{
+	const void *key = ks_key(7);
+	u64 start, end;
+
+	ks_starts_put(ks_hammer.st, key, ktime_get_mono_fast_ns(), true);
+	if (!ks_starts_take(ks_hammer.st, key, &start))
+		return;
+	end = ktime_get_mono_fast_ns();
+	if (start < ks_hammer.begin || start > end)
+		WRITE_ONCE(ks_hammer.bad_ts, true);
+	else if (end - start > READ_ONCE(ks_hammer.worst))
+		WRITE_ONCE(ks_hammer.worst, end - start);
+}
+
+static enum hrtimer_restart ks_hammer_irq(struct hrtimer *timer)
+{
+	ks_hammer_once();
+	ks_hammer.irq_samples++;
+	if (READ_ONCE(ks_hammer.stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(20000));
+	return HRTIMER_RESTART;
+}
+
+static void ks_test_starts_hammer(struct kunit *test)
+{
+	struct hrtimer timer;
+	u64 wall;
+
+	memset(&ks_hammer, 0, sizeof(ks_hammer));
+	ks_hammer.st = ks_starts_alloc(1);
+	KUNIT_ASSERT_NOT_NULL(test, ks_hammer.st);
+	ks_hammer.begin = ktime_get_mono_fast_ns();
+	hrtimer_init(&timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	timer.function = ks_hammer_irq;
+	hrtimer_start(&timer, ns_to_ktime(20000), HRTIMER_MODE_REL_PINNED_HARD);
+	/* Pinned: the timer interrupts this task on its own CPU. */
+	preempt_disable();
+	while (ktime_get_mono_fast_ns() - ks_hammer.begin < 300 * NSEC_PER_MSEC)
+		ks_hammer_once();
+	preempt_enable();
+	WRITE_ONCE(ks_hammer.stop, true);
+	hrtimer_cancel(&timer);
+	wall = ktime_get_mono_fast_ns() - ks_hammer.begin;
+
+	KUNIT_EXPECT_FALSE(test, ks_hammer.bad_ts);
+	KUNIT_EXPECT_LE(test, ks_hammer.worst, wall);
+	KUNIT_EXPECT_GT(test, ks_hammer.irq_samples, 0);
+	ks_starts_free(ks_hammer.st);
+}
+
+static struct kunit_case ks_starts_cases[] = {
+	KUNIT_CASE(ks_test_starts_semantics),
+	KUNIT_CASE(ks_test_starts_churn),
+	KUNIT_CASE(ks_test_starts_hammer),
+	{}
+};
+
+static struct kunit_suite ks_starts_suite = {
+	.name = "kstats_starts",
+	.test_cases = ks_starts_cases,
+};
+
+kunit_test_suites(&ks_starts_suite);
