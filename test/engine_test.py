@@ -67,6 +67,12 @@ show rq
 ctxt after
 listing pair
 ctl "remove rq"
+step runq-full
+ctl "trace rqf start __tracepoint_sched_wakeup end __tracepoint_sched_switch maxactive 1"
+/modules/rqlat pair 600 5 > /dev/null || echo "@@FAIL rqlat pair 5"
+listing full
+show rqf
+ctl "remove rqf"
 """]
     # kstats' handlers read the clock with ktime_get_mono_fast_ns(), which
     # is notrace: only a kretprobe (int3) can trace it. Each outer call
@@ -136,7 +142,7 @@ def check(logpath):
     r.check(not any("@@FAIL" in l or "@@TGTFAIL" in l for l in lines),
             "modules load and every workload command succeeds",
             str([l for l in lines if "FAIL" in l][:5]))
-    want = ["runq-selfwake", "runq-pair", "nested"] + \
+    want = ["runq-selfwake", "runq-pair", "runq-full", "nested"] + \
         ["gone-" + m for m in function_methods(series) + ["kprobe"]] + \
         ["memory", "done"]
     for s in want:
@@ -178,6 +184,17 @@ def check(logpath):
     r.check("before" in ctx and "after" in ctx and got <= ctx["after"] - ctx["before"],
             "pair: run-queue samples %d <= context switches in the window %s" % (got, ctx))
     r.check(missed_of(listings(st).get("pair", []), "rq") == 0, "pair: nothing missed")
+
+    # Five tasks waiting for one CPU, a table of 2 slots: starts refused
+    # for room are lost samples, and the listing says so.
+    st = steps["runq-full"]
+    miss = missed_of(listings(st).get("full", []), "rqf")
+    hdr = " ".join(nodes(st).get("rqf", [([], [])])[0][1])
+    full = re.search(r"table_full (\d+)", hdr)
+    r.check(full and int(full.group(1)) > 0, "run-queue table of 2 slots, 5 waiting tasks: table_full > 0", hdr)
+    r.check(full and miss == int(full.group(1)),
+            "run-queue: every start refused for room is in the listing's missed",
+            "missed %s, %s" % (miss, hdr))
 
     # Calls made from inside kstats' handlers: not timed, counted missed.
     # Other callers of ktime_get_mono_fast_ns add a few samples per second;

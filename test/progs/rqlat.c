@@ -6,9 +6,10 @@
  *   "selfwake"), runs MS ms, then wakes a CPU-bound child on its CPU and
  *   runs on for MS/4 ms, so it is preempted. Prints
  *   "@@SELFWAKE run_ns T": how long it ran after waking itself.
- * rqlat pair MS: two CPU-bound children share the CPU for MS ms. Each
- *   prints "@@PAIR pid P pcount N run_delay NS" from /proc/self/schedstat:
- *   how often it was switched in, and how long it waited on the run queue.
+ * rqlat pair MS [N]: N (default 2) CPU-bound children share the CPU for
+ *   MS ms. Each prints "@@PAIR pid P pcount N run_delay NS" from
+ *   /proc/self/schedstat: how often it was switched in, and how long it
+ *   waited on the run queue.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -100,13 +101,13 @@ static void report_schedstat(void)
 	fflush(stdout);
 }
 
-static int pair(long ms)
+static int pair(long ms, int n)
 {
-	pid_t kids[2];
+	pid_t kids[16];
 	int i, status, rc = 0;
 
 	pin_cpu1();
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < n; i++) {
 		kids[i] = fork();
 		if (kids[i] == 0) {
 			spin_ms(ms);
@@ -114,7 +115,7 @@ static int pair(long ms)
 			_exit(0);
 		}
 	}
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < n; i++) {
 		waitpid(kids[i], &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			rc = 1;
@@ -124,13 +125,14 @@ static int pair(long ms)
 
 int main(int argc, char **argv)
 {
-	long ms = argc == 3 ? atol(argv[2]) : 0;
+	long ms = argc >= 3 ? atol(argv[2]) : 0;
+	int n = argc == 4 ? atoi(argv[3]) : 2;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (ms > 0 && !strcmp(argv[1], "selfwake"))
+	if (argc == 3 && ms > 0 && !strcmp(argv[1], "selfwake"))
 		return selfwake(ms);
-	if (ms > 0 && !strcmp(argv[1], "pair"))
-		return pair(ms);
-	fprintf(stderr, "usage: rqlat selfwake|pair MS\n");
+	if (ms > 0 && n >= 1 && n <= 16 && !strcmp(argv[1], "pair"))
+		return pair(ms, n);
+	fprintf(stderr, "usage: rqlat selfwake MS | rqlat pair MS [N]\n");
 	return 2;
 }
