@@ -294,9 +294,9 @@ static void notrace ks_tp_end(void *data)
  * every switch-out replaces or drops the task's start: no start survives
  * a run of its task to be ended by a later switch-in.
  */
-static void notrace ks_tp_wakeup(void *data, struct task_struct *p)
+static void notrace ks_runq_wakeup(struct ks_trace *t,
+				   struct task_struct *p, bool replace)
 {
-	struct ks_trace *t = data;
 	u8 *busy;
 	u64 now;
 
@@ -309,9 +309,30 @@ static void notrace ks_tp_wakeup(void *data, struct task_struct *p)
 	}
 	now = ks_now();
 	ks_gap_begin(t, now);
-	/* A preempted task woken again has waited since its switch-out. */
-	ks_put_start(t, p, now, false);
+	ks_put_start(t, p, now, replace);
 	ks_leave(busy);
+}
+
+/*
+ * sched_wakeup and sched_wakeup_new run under p's run-queue lock, as do
+ * p's switches: p cannot be switched in or out meanwhile. A queued task
+ * woken again (preempted between set_current_state() and schedule()) has
+ * waited since its switch-out: keep that start.
+ */
+static void notrace ks_tp_wakeup(void *data, struct task_struct *p)
+{
+	ks_runq_wakeup(data, p, false);
+}
+
+/*
+ * sched_waking holds only p->pi_lock. Between its check that p is off
+ * CPU and its put, p may be switched in, run and block (seen under TCG,
+ * where one vCPU can stall for a whole time slice), leaving a start for
+ * a blocked task. The next waking of p must replace it.
+ */
+static void notrace ks_tp_waking(void *data, struct task_struct *p)
+{
+	ks_runq_wakeup(data, p, true);
 }
 
 static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
@@ -348,7 +369,7 @@ struct ks_typed_pair {
 
 static const struct ks_typed_pair ks_typed_pairs[] = {
 	{ "sched_wakeup", "sched_switch", ks_tp_wakeup, ks_tp_switch },
-	{ "sched_waking", "sched_switch", ks_tp_wakeup, ks_tp_switch },
+	{ "sched_waking", "sched_switch", ks_tp_waking, ks_tp_switch },
 	{ "sched_wakeup_new", "sched_switch", ks_tp_wakeup, ks_tp_switch },
 };
 
