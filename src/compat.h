@@ -74,4 +74,12 @@
 #define ks_task_on_cpu(p)	((p) == current)
 #endif
 
+/*
+ * Prefixes of syscall entry points, as each arch's syscall_wrapper.h
+ * spells them (__x64_sys_getpid); the plain sys_ of arches without
+ * wrappers last. hook.c tries them and keeps the first that exists.
+ */
+#define KS_SYSCALL_PREFIXES	"__x64_sys_", "__arm64_sys_", "__riscv_sys_", \
+				"__s390x_sys_", "__ia32_sys_", "sys_"
+
 #endif /* _KSTATS_COMPAT_H */

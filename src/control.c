@@ -40,34 +40,53 @@ static bool ks_is_tracepoint(const char *sym)
 	       sym[strlen(KS_TP_PREFIX)];
 }
 
-static int ks_copy_word(char *dst, size_t size, const char *word,
-			const char **why, const char *toolong)
+/* Sets *why to a message naming what is wrong; kept in @req. */
+static __printf(3, 4) int ks_why(struct ks_trace_req *req, const char **why,
+				 const char *fmt, ...)
 {
-	if (strscpy(dst, word, size) < 0) {
-		*why = toolong;
-		return -ENAMETOOLONG;
-	}
-	return 0;
+	va_list args;
+
+	va_start(args, fmt);
+	vscnprintf(req->why, sizeof(req->why), fmt, args);
+	va_end(args);
+	*why = req->why;
+	return -EINVAL;
 }
 
-/* Checks between the keywords once the whole line is read. */
-static int ks_check_trace(struct ks_trace_req *req, const char **why)
+/**
+ * ks_check_trace() - checks between the keywords of a trace request
+ * @req: a parsed request, its start and end resolved or not
+ * @why: set to a one-line reason on failure
+ *
+ * Sets @req->method from @req->given_method and the kinds of start and
+ * end: a pair of __tracepoint_ names is a tracepoint pair, two functions a
+ * kprobe pair. Bare names not resolved yet count as functions, and a
+ * mix with a tracepoint is left for the check after resolution.
+ *
+ * Context: any; pure function of @req.
+ * Return: 0, or -EINVAL.
+ */
+int ks_check_trace(struct ks_trace_req *req, const char **why)
 {
 	bool tp_start = ks_is_tracepoint(req->start);
 	bool tp_end = req->end[0] && ks_is_tracepoint(req->end);
+	/* A bare name may still turn out to be a tracepoint. */
+	bool unresolved = req->start_kind == KS_POINT_ANY ||
+			  (req->end[0] && req->end_kind == KS_POINT_ANY);
 
-	if (req->end[0] && !strcmp(req->start, req->end)) {
-		*why = "end is the same as start";
-		return -EINVAL;
-	}
-	if (req->end[0] && tp_start != tp_end) {
-		*why = "start and end must both be tracepoints or both functions";
-		return -EINVAL;
-	}
-	if (tp_start && !req->end[0]) {
-		*why = "a tracepoint needs an end tracepoint";
-		return -EINVAL;
-	}
+	req->method = req->given_method;
+	if (req->end[0] && !strcmp(req->start, req->end))
+		return ks_why(req, why, "end %s is the same as start",
+			      req->end_word);
+	if (unresolved && tp_start != tp_end)
+		return 0;
+	if (req->end[0] && tp_start != tp_end)
+		return ks_why(req, why,
+			      "start %s and end %s must both be tracepoints or both functions",
+			      req->start_word, req->end_word);
+	if (tp_start && !req->end[0])
+		return ks_why(req, why, "tracepoint %s needs an end (end TRACEPOINT)",
+			      req->start_word);
 	switch (req->method) {
 	case KS_METHOD_DEFAULT:
 		if (tp_start)
@@ -78,80 +97,172 @@ static int ks_check_trace(struct ks_trace_req *req, const char **why)
 	case KS_METHOD_TRACEPOINT:
 		if (tp_start)
 			return 0;
-		*why = "method tracepoint needs __tracepoint_ names";
-		return -EINVAL;
+		return ks_why(req, why, "method tracepoint needs tracepoints, and %s is a function",
+			      req->start_word);
 	case KS_METHOD_KPROBE:
 		if (req->end[0] && !tp_start)
 			return 0;
-		*why = "method kprobe needs an end function";
-		return -EINVAL;
+		return ks_why(req, why, "method kprobe times from start to end: give end FUNCTION");
 	default:
 		if (!req->end[0] && !tp_start)
 			return 0;
-		*why = "kretprobe and fprobe time one function: no end";
-		return -EINVAL;
+		return ks_why(req, why, "method %s times one function: no end, no tracepoint",
+			      ks_method_name(req->method));
 	}
 }
 
-static int ks_parse_pair(struct ks_trace_req *req, const char *key,
-			 const char *val, unsigned int *seen, const char **why)
+/* Spellings of bpftrace and perf, and what each says about the point. */
+static const struct {
+	const char *prefix;
+	enum ks_point_kind kind;
+	enum ks_method method;
+} ks_prefixes[] = {
+	{ "tracepoint:", KS_POINT_TRACEPOINT, KS_METHOD_DEFAULT },
+	{ "kprobe:", KS_POINT_FUNCTION, KS_METHOD_DEFAULT },
+	{ "kretprobe:", KS_POINT_FUNCTION, KS_METHOD_KRETPROBE },
+	{ "fentry:", KS_POINT_FUNCTION, KS_METHOD_FPROBE },
+	{ "kfunc:", KS_POINT_FUNCTION, KS_METHOD_FPROBE },
+	{ "syscall:", KS_POINT_SYSCALL, KS_METHOD_DEFAULT },
+};
+
+/*
+ * Reads the value of start or end: strips a prefix into a kind (and a
+ * method hint), and writes tracepoints as __tracepoint_EVENT. Bare names
+ * and GROUP:EVENT stay as written, for hook.c to resolve.
+ */
+static int ks_parse_point(struct ks_trace_req *req, const char *word,
+			  bool is_end, enum ks_method *hint, const char **why)
 {
-	static const char * const keys[] = {
-		"bits", "start", "end", "method", "maxactive",
-	};
+	char *sym = is_end ? req->end : req->start;
+	char *group = is_end ? req->end_group : req->start_group;
+	enum ks_point_kind kind = KS_POINT_ANY;
+	const char *name = word, *colon;
+	int i;
+
+	if (strscpy(is_end ? req->end_word : req->start_word, word,
+		    KSYM_NAME_LEN) < 0)
+		goto toolong;
+	*hint = KS_METHOD_DEFAULT;
+	for (i = 0; i < ARRAY_SIZE(ks_prefixes); i++) {
+		size_t len = strlen(ks_prefixes[i].prefix);
+
+		if (strncmp(word, ks_prefixes[i].prefix, len))
+			continue;
+		kind = ks_prefixes[i].kind;
+		*hint = ks_prefixes[i].method;
+		name = word + len;
+		break;
+	}
+	if (!*name)
+		return ks_why(req, why, "%s names nothing", word);
+	if (kind == KS_POINT_ANY && ks_is_tracepoint(name))
+		kind = KS_POINT_TRACEPOINT;
+	if (kind == KS_POINT_TRACEPOINT && !ks_is_tracepoint(name)) {
+		colon = strchr(name, ':');
+		if (colon) {
+			if (colon == name || colon - name >= KS_GROUP_MAX ||
+			    !colon[1] || strchr(colon + 1, ':'))
+				return ks_why(req, why, "%s: expected tracepoint:GROUP:EVENT",
+					      word);
+			strscpy(group, name, colon - name + 1);
+			name = colon + 1;
+		}
+		if (!ks_tp_symbol(sym, name))
+			goto toolong;
+	} else if (strscpy(sym, name, KSYM_NAME_LEN) < 0) {
+		goto toolong;
+	}
+	if (is_end)
+		req->end_kind = kind;
+	else
+		req->start_kind = kind;
+	return 0;
+toolong:
+	ks_why(req, why, "%s %.32s...: longer than %d bytes",
+	       is_end ? "end" : "start", word, KSYM_NAME_LEN - 1);
+	return -ENAMETOOLONG;
+}
+
+static const char * const ks_keywords[] = {
+	"bits", "start", "end", "method", "maxactive",
+};
+
+static int ks_parse_pair(struct ks_trace_req *req, const char *key,
+			 const char *val, unsigned int *seen,
+			 enum ks_method *hints, const char **why)
+{
 	int k, m;
 
-	k = match_string(keys, ARRAY_SIZE(keys), key);
-	if (k < 0) {
-		*why = "unknown keyword";
-		return -EINVAL;
-	}
-	if (*seen & BIT(k)) {
-		*why = "keyword given twice";
-		return -EINVAL;
-	}
+	k = match_string(ks_keywords, ARRAY_SIZE(ks_keywords), key);
+	if (k < 0)
+		return ks_why(req, why,
+			      "'%s' is not a keyword (bits, start, end, method, maxactive)",
+			      key);
+	if (*seen & BIT(k))
+		return ks_why(req, why, "keyword %s given twice", key);
 	*seen |= BIT(k);
 	switch (k) {
 	case 0:
 		if (kstrtou8(val, 10, &req->bits) ||
-		    req->bits > KSTATS_FRAC_BITS_MAX) {
-			*why = "bits must be 0..5";
-			return -EINVAL;
-		}
+		    req->bits > KSTATS_FRAC_BITS_MAX)
+			return ks_why(req, why, "bits %s: must be 0..5", val);
 		return 0;
 	case 1:
-		return ks_copy_word(req->start, sizeof(req->start), val, why,
-				    "start symbol too long");
+		return ks_parse_point(req, val, false, &hints[0], why);
 	case 2:
-		return ks_copy_word(req->end, sizeof(req->end), val, why,
-				    "end symbol too long");
+		return ks_parse_point(req, val, true, &hints[1], why);
 	case 3:
 		m = match_string(ks_method_names, ARRAY_SIZE(ks_method_names),
 				 val);
-		if (m <= KS_METHOD_DEFAULT) {
-			*why = "method must be kretprobe, fprobe, kprobe or tracepoint";
-			return -EINVAL;
-		}
-		req->method = m;
+		if (m <= KS_METHOD_DEFAULT)
+			return ks_why(req, why,
+				      "method %s: must be kretprobe, fprobe, kprobe or tracepoint",
+				      val);
+		req->given_method = m;
 		return 0;
 	default:
 		if (kstrtouint(val, 10, &req->maxactive) || !req->maxactive ||
-		    req->maxactive > KS_MAXACTIVE_MAX) {
-			*why = "maxactive must be 1..4096";
-			return -EINVAL;
-		}
+		    req->maxactive > KS_MAXACTIVE_MAX)
+			return ks_why(req, why, "maxactive %s: must be 1..4096",
+				      val);
 		return 0;
 	}
+}
+
+/* A method asked for by a prefix (kretprobe:F) agrees with the rest. */
+static int ks_apply_hints(struct ks_trace_req *req,
+			  const enum ks_method *hints, const char **why)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *word = i ? req->end_word : req->start_word;
+
+		if (hints[i] == KS_METHOD_DEFAULT)
+			continue;
+		if (req->given_method != KS_METHOD_DEFAULT &&
+		    req->given_method != hints[i])
+			return ks_why(req, why,
+				      "%s asks for method %s, but the line says method %s",
+				      word, ks_method_name(hints[i]),
+				      ks_method_name(req->given_method));
+		req->given_method = hints[i];
+	}
+	return 0;
 }
 
 /**
  * ks_parse_control() - parse one line written to _control
  * @line: the line, NUL-terminated; it is split in place
  * @req: filled in on success
- * @why: set to a one-line reason on failure
+ * @why: set to a one-line reason on failure, naming the offending word
  *
  * Words are separated by any blanks; a trailing newline is allowed.
  * Defaults: start is NAME, bits 3, no end, method chosen from the names.
+ * Start and end may be spelled as bpftrace and perf do (kprobe:F,
+ * kretprobe:F, fentry:F, kfunc:F, tracepoint:GROUP:EVENT, GROUP:EVENT,
+ * syscall:NAME); bare names and GROUP:EVENT are resolved later, by
+ * ks_resolve_points(), and ks_check_trace() runs again then.
  *
  * Context: any; pure function of @line.
  * Return: 0; -EINVAL for a bad or missing value, an unknown keyword or
@@ -160,6 +271,7 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
  */
 int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 {
+	enum ks_method hints[2] = { KS_METHOD_DEFAULT, KS_METHOD_DEFAULT };
 	char *words[KS_CONTROL_MAX_WORDS + 1];
 	unsigned int seen = 0;
 	int n = 0, i, err;
@@ -170,22 +282,15 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	while ((w = strsep(&line, " \t\n\r\v\f"))) {
 		if (!*w)
 			continue;
-		if (n == ARRAY_SIZE(words)) {
-			*why = "too many words";
-			return -EINVAL;
-		}
+		if (n == ARRAY_SIZE(words))
+			break;
 		words[n++] = w;
 	}
-	if (n > KS_CONTROL_MAX_WORDS) {
-		*why = "too many words";
-		return -EINVAL;
-	}
-	if (n < 2) {
-		*why = "expected trace NAME ... or remove NAME";
-		return -EINVAL;
-	}
+	if (n < 2)
+		return ks_why(req, why, "expected trace NAME ... or remove NAME");
 	if (strlen(words[1]) > KS_TRACE_NAME_MAX) {
-		*why = "NAME longer than 59 bytes (63 with GAP-)";
+		ks_why(req, why, "NAME %.16s... is longer than 59 bytes (63 with GAP-)",
+		       words[1]);
 		return -ENAMETOOLONG;
 	}
 	strscpy(req->name, words[1], sizeof(req->name));
@@ -193,25 +298,36 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 		req->op = KS_OP_REMOVE;
 		if (n == 2)
 			return 0;
-		*why = "remove takes only NAME";
-		return -EINVAL;
+		return ks_why(req, why, "'%s': remove takes only NAME", words[2]);
 	}
-	if (strcmp(words[0], "trace")) {
-		*why = "expected trace or remove";
-		return -EINVAL;
-	}
+	if (strcmp(words[0], "trace"))
+		return ks_why(req, why, "'%s' is not a command: expected trace or remove",
+			      words[0]);
 	req->op = KS_OP_TRACE;
+	if (n > KS_CONTROL_MAX_WORDS)
+		return ks_why(req, why, "too many words (at most %d): '%s' and after",
+			      KS_CONTROL_MAX_WORDS, words[KS_CONTROL_MAX_WORDS]);
 	if (n % 2) {
-		*why = "keyword without a value";
-		return -EINVAL;
+		w = words[n - 1];
+		if (match_string(ks_keywords, ARRAY_SIZE(ks_keywords), w) >= 0)
+			return ks_why(req, why, "keyword %s needs a value", w);
+		return ks_why(req, why, "'%s' is not a keyword; did you mean 'start %s'?",
+			      w, w);
 	}
 	for (i = 2; i < n; i += 2) {
-		err = ks_parse_pair(req, words[i], words[i + 1], &seen, why);
+		err = ks_parse_pair(req, words[i], words[i + 1], &seen, hints,
+				    why);
 		if (err)
 			return err;
 	}
-	if (!req->start[0])
-		strscpy(req->start, req->name, sizeof(req->start));
+	if (!req->start[0]) {
+		err = ks_parse_point(req, req->name, false, &hints[0], why);
+		if (err)
+			return err;
+	}
+	err = ks_apply_hints(req, hints, why);
+	if (err)
+		return err;
 	return ks_check_trace(req, why);
 }
 
@@ -224,8 +340,8 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 	int err;
 
 	if (!count || count > KS_CONTROL_MAX_LEN) {
-		pr_err("_control: write of %zu bytes: expected 1..%d\n", count,
-		       KS_CONTROL_MAX_LEN);
+		ks_err_ratelimited("_control: write of %zu bytes: expected 1..%d\n", count,
+				   KS_CONTROL_MAX_LEN);
 		return -EINVAL;
 	}
 	line = memdup_user_nul(ubuf, count);
@@ -234,7 +350,7 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 	/* NUL bytes would hide the rest; one newline may end the command. */
 	nl = strchr(line, '\n');
 	if (strlen(line) != count || (nl && nl != line + count - 1)) {
-		pr_err("_control: one command per write, no NUL bytes\n");
+		ks_err_ratelimited("_control: one command per write, no NUL bytes\n");
 		kfree(line);
 		return -EINVAL;
 	}
@@ -244,12 +360,27 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 		return -ENOMEM;
 	}
 	err = ks_parse_control(line, req, &why);
-	if (err)
-		pr_err("_control: %s\n", why);
-	else if (req->op == KS_OP_REMOVE)
+	if (!err && req->op == KS_OP_TRACE) {
+		/* Bare names, GROUP:EVENT and syscall:NAME; hook.c says why. */
+		err = ks_resolve_points(req);
+		if (!err)
+			err = ks_check_trace(req, &why);
+		else
+			why = NULL;
+	}
+	if (err && why) {
+		/* The command as the user wrote it, as far as it was read. */
+		if (req->op == KS_OP_TRACE)
+			ks_err_ratelimited("trace %s: %s\n", req->name, why);
+		else if (req->op == KS_OP_REMOVE)
+			ks_err_ratelimited("remove %s: %s\n", req->name, why);
+		else
+			ks_err_ratelimited("_control: %s\n", why);
+	} else if (!err && req->op == KS_OP_REMOVE) {
 		err = ks_trace_remove(req->name);
-	else
+	} else if (!err) {
 		err = ks_trace_add(req);
+	}
 	kfree(req);
 	kfree(line);
 	return err ? err : count;

@@ -25,6 +25,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/trace_events.h>
 #include <linux/tracepoint.h>
 
 #include "hist.h"
@@ -73,6 +74,9 @@ struct ks_trace {
  * ks_lock (in kstats_new/kstats_delete), never inside it.
  */
 static DEFINE_MUTEX(ks_trace_lock);
+
+/* Refusals: room for a script's burst, not for a loop. */
+DEFINE_RATELIMIT_STATE(ks_refusal_rs, 5 * HZ, 100);
 static LIST_HEAD(ks_traces);
 static struct tracepoint *ks_free_tp;
 
@@ -436,23 +440,214 @@ static int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 
 	err = register_kprobe(&kp);
 	if (err == -ENOENT) {
-		pr_err("trace %s: no function %s in the kernel or its modules\n",
-		       name, sym);
+		if (ks_find_tracepoint(sym))
+			ks_err_ratelimited("trace %s: no function %s; the tracepoint is tracepoint:%s\n",
+					   name, sym, sym);
+		else
+			ks_err_ratelimited("trace %s: no function %s in the kernel or its modules\n",
+					   name, sym);
 		return err;
 	}
 	if (err) {
-		pr_err("trace %s: %s cannot be probed (%d); see /sys/kernel/debug/kprobes/blacklist\n",
-		       name, sym, err);
+		ks_err_ratelimited("trace %s: %s cannot be probed (%d); see /sys/kernel/debug/kprobes/blacklist\n",
+				   name, sym, err);
 		return err == -EILSEQ || err == -EBUSY ? -EINVAL : err;
 	}
 	*addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
 	if (within_module(*addr, THIS_MODULE)) {
-		pr_err("trace %s: %s is part of kstats, which cannot trace itself; see /sys/kernel/debug/kprobes/blacklist\n",
-		       name, sym);
+		ks_err_ratelimited("trace %s: %s is part of kstats, which cannot trace itself; see /sys/kernel/debug/kprobes/blacklist\n",
+				   name, sym);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------- resolving names */
+
+/* Is @sym a function kprobes can find (probeable or not)? */
+static bool ks_function_exists(const char *sym)
+{
+	struct kprobe kp = {
+		.symbol_name = sym,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int err = register_kprobe(&kp);
+
+	if (!err)
+		unregister_kprobe(&kp);
+	return err != -ENOENT;
+}
+
+/*
+ * The prefix of this kernel's syscall entry points, found once by trying
+ * the spellings of the arch syscall wrappers (arch/{*}/include/asm/
+ * syscall_wrapper.h) on getpid, which every kernel has.
+ */
+static const char *ks_syscall_prefix(void)
+{
+	static const char * const prefixes[] = { KS_SYSCALL_PREFIXES };
+	static const char *found;
+	char sym[32];
+	int i;
+
+	lockdep_assert_held(&ks_trace_lock);
+	for (i = 0; !found && i < ARRAY_SIZE(prefixes); i++) {
+		snprintf(sym, sizeof(sym), "%sgetpid", prefixes[i]);
+		if (ks_function_exists(sym))
+			found = prefixes[i];
+	}
+	return found;
+}
+
+/* Is tracepoint @event in trace event group @group (TRACE_SYSTEM)? */
+static bool ks_tracepoint_in_group(const char *group, const char *event,
+				   struct tracepoint *tp)
+{
+	struct trace_event_file *file;
+	bool in;
+
+	file = trace_get_event_file(NULL, group, event);
+	if (IS_ERR(file))
+		return false;
+	in = (file->event_call->flags & TRACE_EVENT_FL_TRACEPOINT) &&
+	     file->event_call->tp == tp;
+	trace_put_event_file(file);
+	return in;
+}
+
+/* @sym = "__tracepoint_EVENT" if that tracepoint exists (in @group). */
+static int ks_point_tracepoint(const char *name, char *sym, const char *group,
+			       const char *word)
+{
+	const char *event = sym + strlen(KS_TP_PREFIX);
+	struct tracepoint *tp = ks_find_tracepoint(event);
+
+	if (tp && (!group[0] || ks_tracepoint_in_group(group, event, tp)))
+		return 0;
+	if (!strncmp(event, "sys_enter_", 10) || !strncmp(event, "sys_exit_", 9))
+		ks_err_ratelimited("trace %s: %s is a syscall event, not a tracepoint; use syscall:%s\n",
+				   name, word, strchr(event + 8, '_') + 1);
+	else if (tp)
+		ks_err_ratelimited("trace %s: no tracepoint %s: %s is not in group %s\n",
+				   name, word, event, group);
+	else
+		ks_err_ratelimited("trace %s: no tracepoint %s in the kernel\n",
+				   name, word);
+	return -ENOENT;
+}
+
+/* @sym = this kernel's entry point of syscall @call. */
+static int ks_point_syscall(const char *name, char *sym, const char *call,
+			    const char *word)
+{
+	const char *prefix = ks_syscall_prefix();
+	char entry[KSYM_NAME_LEN];
+
+	if (!prefix) {
+		ks_err_ratelimited("trace %s: %s: cannot tell this kernel's syscall entry prefix\n",
+				   name, word);
+		return -ENOENT;
+	}
+	if (strlen(prefix) + strlen(call) >= sizeof(entry)) {
+		ks_err_ratelimited("trace %s: %s: name too long\n", name, word);
+		return -ENAMETOOLONG;
+	}
+	scnprintf(entry, sizeof(entry), "%s%s", prefix, call);
+	if (!ks_function_exists(entry)) {
+		ks_err_ratelimited("trace %s: no syscall %s (no function %s)\n", name,
+				   call, entry);
+		return -ENOENT;
+	}
+	strscpy(sym, entry, KSYM_NAME_LEN);
+	return 0;
+}
+
+/*
+ * One start or end word: bare names are a function if there is one,
+ * else a tracepoint, else (sys_NAME) a syscall; GROUP:EVENT is that
+ * tracepoint if it exists, else kprobes' MODULE:FUNCTION.
+ */
+static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
+{
+	enum ks_point_kind kind = is_end ? req->end_kind : req->start_kind;
+	char *group = is_end ? req->end_group : req->start_group;
+	const char *word = is_end ? req->end_word : req->start_word;
+	char *sym = is_end ? req->end : req->start;
+	enum ks_point_kind *resolved = is_end ? &req->end_kind :
+						&req->start_kind;
+	char tp_sym[KSYM_NAME_LEN];
+	const char *colon;
+
+	*resolved = KS_POINT_FUNCTION;
+	switch (kind) {
+	case KS_POINT_TRACEPOINT:
+		*resolved = KS_POINT_TRACEPOINT;
+		return ks_point_tracepoint(req->name, sym, group, word);
+	case KS_POINT_SYSCALL:
+		return ks_point_syscall(req->name, sym, word + strlen("syscall:"),
+					word);
+	case KS_POINT_FUNCTION:
+		return 0;	/* looked up when attached */
+	default:
+		break;
+	}
+	colon = strchr(sym, ':');
+	if (colon && colon != sym && colon - sym < KS_GROUP_MAX &&
+	    ks_tp_symbol(tp_sym, colon + 1) && ks_find_tracepoint(colon + 1)) {
+		char g[KS_GROUP_MAX];
+
+		strscpy(g, sym, colon - sym + 1);
+		if (ks_tracepoint_in_group(g, colon + 1,
+					   ks_find_tracepoint(colon + 1))) {
+			strscpy(group, g, KS_GROUP_MAX);
+			strscpy(sym, tp_sym, KSYM_NAME_LEN);
+			*resolved = KS_POINT_TRACEPOINT;
+			return 0;
+		}
+	}
+	/* perf's syscalls:sys_enter_NAME: say what to write instead. */
+	if (colon && ks_tp_symbol(tp_sym, colon + 1) &&
+	    (strstarts(colon + 1, "sys_enter_") ||
+	     strstarts(colon + 1, "sys_exit_")))
+		return ks_point_tracepoint(req->name, tp_sym, "", word);
+	if (colon || ks_function_exists(sym))
+		return 0;	/* MODULE:FUNCTION is kprobes' own spelling */
+	if (ks_find_tracepoint(sym) && ks_tp_symbol(tp_sym, sym)) {
+		strscpy(sym, tp_sym, KSYM_NAME_LEN);
+		*resolved = KS_POINT_TRACEPOINT;
+		return 0;
+	}
+	if (!strncmp(sym, "sys_", 4) && ks_syscall_prefix())
+		return ks_point_syscall(req->name, sym, sym + 4, word);
+	ks_err_ratelimited("trace %s: no function or tracepoint %s in the kernel or its modules\n",
+			   req->name, word);
+	return -ENOENT;
+}
+
+/**
+ * ks_resolve_points() - turn the start and end words into probe points
+ * @req: a request from ks_parse_control()
+ *
+ * Rewrites @req->start and @req->end to a function symbol, or to
+ * __tracepoint_EVENT for a tracepoint, as the words ask: see
+ * ks_resolve_point(). Where a function and a tracepoint share a bare
+ * name, the function wins.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT, with a line in dmesg, for a name that is none of
+ * these; -ENAMETOOLONG.
+ */
+int ks_resolve_points(struct ks_trace_req *req)
+{
+	int err;
+
+	mutex_lock(&ks_trace_lock);
+	err = ks_resolve_point(req, false);
+	if (!err && req->end[0])
+		err = ks_resolve_point(req, true);
+	mutex_unlock(&ks_trace_lock);
+	return err;
 }
 
 /* ------------------------------------------------------ attach, detach */
@@ -507,10 +702,10 @@ static int ks_attach_function(struct ks_trace *t)
 			return 0;
 		}
 		if (t->req.method == KS_METHOD_FPROBE) {
-			pr_err("trace %s: fprobe unavailable for %s (%d)%s\n",
-			       t->req.name, t->req.start, err,
-			       KS_HAVE_FPROBE ? ": no ftrace site?" :
-			       ": kernel without CONFIG_FPROBE");
+			ks_err_ratelimited("trace %s: fprobe unavailable for %s (%d)%s\n",
+					   t->req.name, t->req.start, err,
+					   KS_HAVE_FPROBE ? ": no ftrace site?" :
+					   ": kernel without CONFIG_FPROBE");
 			return err == -ENOMEM ? err : -EOPNOTSUPP;
 		}
 		/* The union is reused: clear what the failed fprobe set. */
@@ -639,8 +834,8 @@ static int ks_trace_resolve(struct ks_trace *t)
 	t->tp.start = ks_find_tracepoint(start);
 	t->tp.end = ks_find_tracepoint(end);
 	if (!t->tp.start || !t->tp.end) {
-		pr_err("trace %s: no tracepoint %s in the kernel\n",
-		       t->req.name, t->tp.start ? end : start);
+		ks_err_ratelimited("trace %s: no tracepoint %s in the kernel\n",
+				   t->req.name, t->tp.start ? end : start);
 		return -ENOENT;
 	}
 	return 0;
@@ -807,7 +1002,7 @@ int ks_trace_add(const struct ks_trace_req *req)
 
 	mutex_lock(&ks_trace_lock);
 	if (ks_trace_find(req->name)) {
-		pr_err("trace %s: already traced\n", req->name);
+		ks_err_ratelimited("trace %s: already traced\n", req->name);
 		err = -EEXIST;
 		goto err_unlock;
 	}
@@ -902,7 +1097,7 @@ int ks_trace_remove(const char *name)
 		ks_trace_destroy(t);
 	mutex_unlock(&ks_trace_lock);
 	if (!t) {
-		pr_err("remove %s: no such trace\n", name);
+		ks_err_ratelimited("remove %s: no such trace\n", name);
 		return -ENOENT;
 	}
 	return 0;
