@@ -74,6 +74,17 @@ T=/sys/kernel/debug/kstats_test_target
 ctl() { (echo -e "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
 tgt() { echo "$1" > $T || echo "@@TGTFAIL $1"; }
 meas() { echo "@@MEAS $1 $(grep '^measured ' $T)"; }
+# together N CMD: N tasks run CMD from the same moment, so their calls
+# overlap however slowly a loaded host forks them.
+together() {
+	rm -f /tmp/go /tmp/rdy.*
+	for i in $(seq 1 $1); do
+		(touch /tmp/rdy.$i; while [ ! -e /tmp/go ]; do usleep 1000; done; eval "$2") &
+	done
+	while [ $(ls /tmp/rdy.* 2>/dev/null | wc -l) -lt $1 ]; do usleep 1000; done
+	touch /tmp/go
+	wait
+}
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
 step() { echo "@@STEP $1"; }
 listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
@@ -98,7 +109,7 @@ show r_%(m)s
 ctl "remove r_%(m)s"
 ctl "trace s_%(m)s start kst_target_sleep%(mm)s"
 tgt clear
-for i in 1 2 3 4 5 6 7 8; do tgt "sleep 100000 2" & done; wait
+together 8 'tgt "sleep 100000 2"'
 meas s_%(m)s
 show s_%(m)s
 listing s_%(m)s
@@ -117,7 +128,7 @@ show g_%(m)s
 show GAP-g_%(m)s
 ctl "remove g_%(m)s"
 ctl "trace ma_%(m)s start kst_target_sleep maxactive 1%(mm)s"
-for i in 1 2 3 4; do tgt "sleep 20000 3" & done; wait
+together 4 'tgt "sleep 20000 3"'
 show ma_%(m)s
 listing ma_%(m)s
 ctl "remove ma_%(m)s"
@@ -144,7 +155,7 @@ listing sec-end-only
 show sec
 ctl "remove sec"
 ctl "trace full start kst_section_begin end kst_section_end maxactive 1"
-for i in 1 2 3; do tgt "section_sleep 20000 3" & done; wait
+together 3 'tgt "section_sleep 20000 3"'
 show full
 listing full
 ctl "remove full"
