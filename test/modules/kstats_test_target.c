@@ -18,6 +18,16 @@
  *	bench N			N calls of kst_target_null(); reading the file
  *				then gives "bench N ns T"
  *	bench_pair N		N calls of kst_section_begin(), kst_section_end()
+ *	clear			forget the measurements below
+ *
+ * Every call (outermost call for recurse, begin..end for the sections)
+ * is also timed by its caller on kstats' clock, ktime_get_mono_fast_ns(),
+ * and for gap each span from one call's entry to the next call's return.
+ * Reading the file gives, after the bench line if any,
+ *	measured N min_ns MIN max_ns MAX
+ * over every call of every command since the last clear, so the tests can
+ * bound each kstats sample by what the caller saw around the same call,
+ * however long a loaded host stalled it.
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -27,6 +37,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -34,6 +45,29 @@
 
 static struct dentry *kst_file;
 static char kst_result[64];
+
+/* Caller-side measurements, merged across concurrent writers. */
+static DEFINE_SPINLOCK(kst_lock);
+static u64 kst_n, kst_min, kst_max;
+
+static u64 kst_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* Adds one duration, in ns, that the caller measured around a call. */
+static void kst_note(u64 t0)
+{
+	u64 ns = kst_now() - t0;
+
+	spin_lock(&kst_lock);
+	if (!kst_n || ns < kst_min)
+		kst_min = ns;
+	if (ns > kst_max)
+		kst_max = ns;
+	kst_n++;
+	spin_unlock(&kst_lock);
+}
 
 /*
  * Busy-waits on the clock kstats timestamps with, so a traced call can
@@ -99,48 +133,81 @@ noinline void kst_target_null(void)
 static int kst_run(char *line)
 {
 	unsigned int a = 0, b = 0, c = 0, i;
+	u64 t0, prev = 0;
 	char cmd[16];
-	u64 t0;
 	int n;
 
 	n = sscanf(line, "%15s %u %u %u", cmd, &a, &b, &c);
+	if (n == 1 && !strcmp(cmd, "clear")) {
+		spin_lock(&kst_lock);
+		kst_n = 0;
+		kst_min = 0;
+		kst_max = 0;
+		spin_unlock(&kst_lock);
+		return 0;
+	}
 	if (n < 2)
 		return -EINVAL;
 	if (!strcmp(cmd, "delay") && n == 3) {
-		for (i = 0; i < b; i++)
+		for (i = 0; i < b; i++) {
+			t0 = kst_now();
 			kst_target_delay(a);
+			kst_note(t0);
+		}
 	} else if (!strcmp(cmd, "recurse") && n == 4 && a) {
-		for (i = 0; i < c; i++)
+		/* The outermost call contains every nested one. */
+		for (i = 0; i < c; i++) {
+			t0 = kst_now();
 			kst_target_recurse(a, b);
+			kst_note(t0);
+		}
 	} else if (!strcmp(cmd, "sleep") && n == 3) {
-		for (i = 0; i < b; i++)
+		for (i = 0; i < b; i++) {
+			t0 = kst_now();
 			kst_target_sleep(a);
+			kst_note(t0);
+		}
 	} else if (!strcmp(cmd, "migrate") && n == 3) {
-		for (i = 0; i < b; i++)
+		for (i = 0; i < b; i++) {
+			t0 = kst_now();
 			kst_target_migrate(a);
+			kst_note(t0);
+		}
 		set_cpus_allowed_ptr(current, cpu_possible_mask);
 	} else if (!strcmp(cmd, "section") && n == 3) {
 		for (i = 0; i < b; i++) {
+			t0 = kst_now();
 			kst_section_begin();
 			kst_spin(a);
 			kst_section_end();
+			kst_note(t0);
 		}
 	} else if (!strcmp(cmd, "section_sleep") && n == 3) {
 		for (i = 0; i < b; i++) {
+			t0 = kst_now();
 			kst_section_begin();
 			usleep_range(a, a + 100);
 			kst_section_end();
+			kst_note(t0);
 		}
 	} else if (!strcmp(cmd, "end_only") && n == 2) {
 		for (i = 0; i < a; i++)
 			kst_section_end();
 	} else if (!strcmp(cmd, "gap") && n == 3) {
-		/* One CPU, so every gap is measured where it happened. */
+		/*
+		 * One CPU, so every gap is measured where it happened. The
+		 * span from one call's entry to the next one's return holds
+		 * kstats' gap (return to entry) whatever the probes cost.
+		 */
 		preempt_disable();
 		for (i = 0; i < b; i++) {
 			if (i)
 				kst_spin(a);
+			t0 = kst_now();
 			kst_target_delay(0);
+			if (i)
+				kst_note(prev);
+			prev = t0;
 		}
 		preempt_enable();
 	} else if (!strcmp(cmd, "notrace") && n == 2) {
@@ -185,8 +252,18 @@ static ssize_t kst_write(struct file *file, const char __user *ubuf,
 static ssize_t kst_read(struct file *file, char __user *ubuf, size_t count,
 			loff_t *ppos)
 {
-	return simple_read_from_buffer(ubuf, count, ppos, kst_result,
-				       strlen(kst_result));
+	char buf[sizeof(kst_result) + 80];
+	u64 n, lo, hi;
+	int len;
+
+	spin_lock(&kst_lock);
+	n = kst_n;
+	lo = kst_min;
+	hi = kst_max;
+	spin_unlock(&kst_lock);
+	len = scnprintf(buf, sizeof(buf), "%smeasured %llu min_ns %llu max_ns %llu\n",
+			kst_result, n, lo, hi);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
 static const struct file_operations kst_fops = {
