@@ -60,8 +60,8 @@ static __printf(3, 4) int ks_why(struct ks_trace_req *req, const char **why,
  *
  * Sets @req->method from @req->given_method and the kinds of start and
  * end: a pair of __tracepoint_ names is a tracepoint pair, two functions a
- * kprobe pair. Bare names not resolved yet count as functions, and a
- * mix with a tracepoint is left for the check after resolution.
+ * kprobe pair. With bare names not resolved yet, only what holds
+ * whatever they turn out to be is checked.
  *
  * Context: any; pure function of @req.
  * Return: 0, or -EINVAL.
@@ -78,8 +78,8 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 	if (req->end[0] && !strcmp(req->start, req->end))
 		return ks_why(req, why, "end %s is the same as start",
 			      req->end_word);
-	if (unresolved && tp_start != tp_end)
-		return 0;
+	if (unresolved)
+		return 0;	/* checked again once resolved */
 	if (req->end[0] && tp_start != tp_end)
 		return ks_why(req, why,
 			      "start %s and end %s must both be tracepoints or both functions",

@@ -66,6 +66,49 @@ REFUSALS = [
 ]
 
 
+def SPELLINGS(series):
+    """(command, method, start) of spellings bpftrace and perf users write."""
+    fn = "fprobe" if series == "6.12" else "kretprobe"
+    return [
+        ("trace sp1 start sched_wakeup end sched_switch", "tracepoint", "__tracepoint_sched_wakeup"),
+        ("trace sp2 start tracepoint:signal:signal_generate end signal:signal_deliver",
+         "tracepoint", "__tracepoint_signal_generate"),
+        ("trace sp3 start syscall:getppid", fn, "__x64_sys_getppid"),
+        ("trace sp4 start sys_getppid method kretprobe", "kretprobe", "__x64_sys_getppid"),
+        ("trace sp5 start kretprobe:kst_target_delay", "kretprobe", "kst_target_delay"),
+        ("trace sp6 start kprobe:kst_section_begin end kprobe:kst_section_end", "kprobe",
+         "kst_section_begin"),
+        # kfree is a function and a tracepoint (kmem:kfree): the function wins.
+        ("trace sp7 start kfree", fn, "kfree"),
+    ] + ([("trace sp8 start fentry:kst_target_null", "fprobe", "kst_target_null"),
+          ("trace sp9 start kfunc:kst_target_null", "fprobe", "kst_target_null")]
+         if series == "6.12" else [])
+
+
+# (command, errno text, the exact dmesg line) of refusals that teach.
+SPELLING_REFUSALS = [
+    ("trace rd vfs_read", "Invalid argument",
+     "trace rd: 'vfs_read' is not a keyword; did you mean 'start vfs_read'?"),
+    ("trace x start kprobe:sched_wakeup", "No such file or directory",
+     "trace x: no function sched_wakeup; the tracepoint is tracepoint:sched_wakeup"),
+    ("trace x start syscalls:sys_enter_getppid end syscalls:sys_exit_getppid",
+     "No such file or directory",
+     "trace x: syscalls:sys_enter_getppid is a syscall event, not a tracepoint; use syscall:getppid"),
+    ("trace x start tracepoint:irq:sched_wakeup end sched_switch", "No such file or directory",
+     "trace x: no tracepoint tracepoint:irq:sched_wakeup: sched_wakeup is not in group irq"),
+    ("trace x start syscall:nosuch", "No such file or directory",
+     "trace x: no syscall nosuch (no function __x64_sys_nosuch)"),
+    ("trace x start kretprobe:vfs_read method fprobe", "Invalid argument",
+     "trace x: kretprobe:vfs_read asks for method kretprobe, but the line says method fprobe"),
+    ("trace x start nosuchthing", "No such file or directory",
+     "trace x: no function or tracepoint nosuchthing in the kernel or its modules"),
+    ("trace x bits", "Invalid argument", "trace x: keyword bits needs a value"),
+    ("frob x", "Invalid argument", "_control: 'frob' is not a command: expected trace or remove"),
+    ("trace x start sched_wakeup end kst_section_end", "Invalid argument",
+     "trace x: start sched_wakeup and end kst_section_end must both be tracepoints or both functions"),
+]
+
+
 def gen(path, series):
     out = ["""set -u
 D=%s
@@ -203,6 +246,7 @@ for i in $(seq 1 20); do echo l > /proc/sysrq-trigger; done
 sleep 2
 echo $old > /proc/sys/kernel/printk"""
     out = [o.replace("%(nmi)s", nmi) for o in out]
+    spell = "\n".join('ctl "%s"' % cmd for cmd, _, _ in SPELLINGS(series) + SPELLING_REFUSALS)
     out.append("""(head -c 3000 /dev/zero | tr '\\0' 'a' > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: over-long write"
 ctl "trace %s start kst_target_delay"
 ls $D | sed 's/^/@@NODE /'
@@ -242,6 +286,13 @@ wait
 listing concurrent
 ctl "remove cc"
 ls $D | sed 's/^/@@LEFT2 /'
+step spellings
+@@SPELL@@
+listing spellings
+/modules/syscall_loop 1000 > /dev/null
+show sp3
+show sp4
+for n in $(awk '{print $1}' $C); do ctl "remove $n"; done
 step rmmod-with-traces
 ctl "trace z1 start kst_target_sleep method kretprobe"
 ctl "trace z2 start kst_section_begin end kst_section_end"
@@ -256,6 +307,7 @@ test -e $D && echo "@@STALE kstats dir"
 rmmod kstats_test_target; echo "@@RMMOD target rc=$?"
 step done
 """ % ("n" * 59, "n" * 59, " ".join(function_methods(series))))
+    out = [o.replace("@@SPELL@@", spell) for o in out]
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
 
@@ -363,7 +415,7 @@ def check(logpath):
     want_steps = ["fn-%s" % m for m in function_methods(series) + ["default"]] + [
         "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
         "remove-pending", "read-while-removed", "concurrent",
-        "rmmod-with-traces", "done"]
+        "spellings", "rmmod-with-traces", "done"]
     for s in want_steps:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -464,13 +516,37 @@ def check(logpath):
     r.check(left == ["@@LEFT _control"], "refusals leave no node behind", str(left))
     r.check(listings(st).get("after-refusals") == [], "refusals leave no trace behind",
             str(listings(st).get("after-refusals")))
-    for reason in ["no function kst_no_such_function", "kstats_record cannot be probed",
+    for reason in ["trace x: no function or tracepoint kst_no_such_function in the kernel",
+                   "kstats_record cannot be probed",
                    "ks_trace_add is part of kstats", "see /sys/kernel/debug/kprobes/blacklist",
                    "trace dup: already traced", "remove nosuch: no such trace",
-                   "_control: bits must be 0..5", "_control: unknown keyword",
-                   "_control: too many words", "no tracepoint kst_nosuch",
+                   "trace x: bits 6: must be 0..5",
+                   "trace x: 'color' is not a keyword (bits, start, end, method, maxactive)",
+                   "trace x: too many words (at most 12): 'x' and after",
+                   "trace x: no tracepoint __tracepoint_kst_nosuch in the kernel",
                    "fprobe unavailable for kst_target_notrace"]:
         r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)
+
+    st = steps["spellings"]
+    c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
+    ls = listings(st).get("spellings", [])
+    for cmd, meth, start in SPELLINGS(series):
+        name = cmd.split()[1]
+        r.check(c.get(cmd, ("?",))[0] == "0", "spelling accepted: %s" % cmd, str(c.get(cmd)))
+        r.check(method_of(ls, name) == meth, "%s: method %s" % (cmd, meth), str(ls))
+        r.check(any(l.split()[0] == name and ("start %s " % start) in l for l in ls),
+                "%s: listing shows start %s" % (cmd, start), str(ls))
+    nd = nodes(st)
+    for n in ("sp3", "sp4"):
+        r.check(total(nd.get(n, [([], [])])[0][0]) == 1000,
+                "%s: 1000 getppid() calls counted through the syscall spelling" % n)
+    for cmd, err, msg in SPELLING_REFUSALS:
+        r.check(c.get(cmd, ("?", ""))[1] == err, "refusal %s -> %s" % (cmd, err), str(c.get(cmd)))
+        r.check(any(l.endswith("kstats: " + msg) for l in lines),
+                "dmesg says exactly: %s" % msg)
+    r.check([l for l in st if l.startswith("@@LIST-BEGIN")] and
+            all(x[1] == "0" for x in ctls(st) if x[0].startswith("remove")),
+            "every spelled trace removes")
 
     st = steps["gone"]
     r.check("@@OK target unloaded" in st, "traced module unloads")
