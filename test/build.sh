@@ -11,7 +11,10 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$TOP/out/$KVER
 KDIR=${KDIR:-/lib/modules/$KVER/build}
 
-rm -rf "$OUT"
+# KS_INCREMENTAL=1 (the demo) keeps the last build and lets Kbuild's own
+# dependency tracking rebuild what changed: the copy keeps the sources'
+# times. The tests build from scratch, so every warning shows again.
+[[ ${KS_INCREMENTAL:-0} == 1 ]] || rm -rf "$OUT"
 # shellcheck source=lib/tree.sh
 . "$TOP/test/lib/tree.sh"
 ks_copy_tree "$OUT/tree"
@@ -35,5 +38,6 @@ cp "$OUT/tree/kstats.ko" "$OUT/tree/test/modules/kstats_test_client.ko" \
 	"$OUT/tree/test/modules/kstats_test_sched.ko" "$OUT/"
 # Static guest programs, for the busybox initramfs.
 for src in "$TOP"/test/progs/*.c; do
-	gcc -static -O2 -Wall -Werror -o "$OUT/$(basename "$src" .c)" "$src"
+	bin=$OUT/$(basename "$src" .c)
+	[[ $bin -nt $src ]] || gcc -static -O2 -Wall -Werror -o "$bin" "$src"
 done

@@ -13,8 +13,8 @@ cd "$TOP"
 
 bash test/lib/deps.sh
 KVER=${1:-$(ks_kernels | tail -1)}
-echo "== building kstats for $KVER"
-bash test/build.sh "$KVER"
+echo "== building kstats for $KVER (only what changed since the last run)"
+KS_INCREMENTAL=1 bash test/build.sh "$KVER"
 
 script=$(mktemp)
 log=$TOP/out/demo-$KVER.console

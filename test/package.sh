@@ -33,9 +33,14 @@ if ((${#missing[@]})); then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# 1. Build from a clean copy of the tree.
+# 1. Build from a clean export of the tracked files, never untracked ones,
+# made a git repository of its own so its status shows what the build left.
 mkdir -p "$WORK/src"
-git ls-files -co --exclude-standard | tar -cf - -T - | tar -C "$WORK/src" -xf -
+git ls-files -c | tar -cf - -T - | tar -C "$WORK/src" -xf -
+git -C "$WORK/src" init -q
+git -C "$WORK/src" add -A
+git -C "$WORK/src" -c user.name=kstats -c user.email=kstats@localhost \
+	commit -qm export
 mapfile -t KERNELS < <(ks_kernels)
 [[ ${#KERNELS[@]} == 2 ]]
 ok $? "both reference kernels are installed (${KERNELS[*]})"
@@ -43,6 +48,9 @@ ok $? "both reference kernels are installed (${KERNELS[*]})"
 make -C "$WORK/src" KVER="${KERNELS[0]}" >"$WORK/make.log" 2>&1
 (cd "$WORK/src" && dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1
 ok $? "dpkg-buildpackage -us -uc -b"
+left=$(git -C "$WORK/src" status --porcelain)
+[[ -z $left ]]
+ok $? "make and dpkg-buildpackage leave no untracked file (.gitignore covers them): ${left//$'\n'/ }"
 deb=$(ls "$WORK"/kstats-dkms_*_all.deb 2>/dev/null | head -1)
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 [[ $deb == */kstats-dkms_${ver}_all.deb ]]
