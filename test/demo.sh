@@ -24,7 +24,7 @@ D=/sys/kernel/debug/kstats
 run() { echo "# $*"; eval "$@"; }
 insmod /modules/kstats.ko
 run "echo trace read start vfs_read > $D/_control"
-run "echo trace runq start __tracepoint_sched_wakeup end __tracepoint_sched_switch > $D/_control"
+run "echo trace runq start sched:sched_wakeup end sched:sched_switch > $D/_control"
 run "cat $D/_control"
 echo "== workload: dd of the busybox binary and /proc files, 4 KiB reads"
 for f in /bin/busybox /proc/cpuinfo /proc/meminfo /proc/stat /proc/interrupts; do
