@@ -14,6 +14,7 @@
 
 #include "hist.h"
 #include "hook.h"
+#include "names.h"
 #include "output.h"
 
 /* "trace NAME" and five "key value" pairs. */

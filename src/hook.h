@@ -8,6 +8,7 @@
 #define _KSTATS_HOOK_H
 
 #include <linux/kallsyms.h>
+#include <linux/kstats.h>
 #include <linux/ratelimit.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -94,7 +95,6 @@ const char *ks_method_name(enum ks_method method);
 
 int ks_hook_init(void);
 void ks_hook_exit(void);
-int ks_resolve_points(struct ks_trace_req *req);
 int ks_trace_add(const struct ks_trace_req *req);
 int ks_trace_remove(const char *name);
 void ks_trace_list(struct seq_file *m);

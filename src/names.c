@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Names: what the start and end words of a trace name. Functions as
+ * kprobes find them, tracepoints of vmlinux by name (and perf's
+ * GROUP:EVENT), syscalls by the arch's entry prefix.
+ */
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/ratelimit.h>
+#include <linux/string.h>
+#include <linux/trace_events.h>
+#include <linux/tracepoint.h>
+
+#include "hook.h"
+#include "names.h"
+
+/* Refusals: room for a script's burst, not for a loop. */
+DEFINE_RATELIMIT_STATE(ks_refusal_rs, 5 * HZ, 100);
+
+struct ks_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void ks_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct ks_tp_lookup *l = priv;
+
+	if (!strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+/**
+ * ks_find_tracepoint() - a tracepoint of vmlinux by name
+ * @name: the event name, e.g. "sched_switch"
+ *
+ * Modules' tracepoints are not looked up.
+ * Context: process context.
+ * Return: the tracepoint, or NULL.
+ */
+struct tracepoint *ks_find_tracepoint(const char *name)
+{
+	struct ks_tp_lookup l = { .name = name };
+
+	for_each_kernel_tracepoint(ks_tp_match, &l);
+	return l.tp;
+}
+
+/**
+ * ks_resolve() - find a function's address the way kprobes do
+ * @name: the trace's NAME, for messages
+ * @sym: the function, as kprobes take it (FUNCTION or MODULE:FUNCTION)
+ * @addr: set to the address a kprobe on @sym sits at
+ *
+ * Registers a disabled kprobe, so unknown symbols and blacklisted or
+ * reserved addresses are refused, with a line in dmesg, before anything
+ * is attached. kstats' own functions are refused too.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT for an unknown symbol; -EINVAL for an address that
+ * cannot be probed; another errno from register_kprobe().
+ */
+int ks_resolve(const char *name, const char *sym, unsigned long *addr)
+{
+	struct kprobe kp = {
+		.symbol_name = sym,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int err;
+
+	err = register_kprobe(&kp);
+	if (err == -ENOENT) {
+		if (ks_find_tracepoint(sym))
+			ks_err_ratelimited("trace %s: no function %s; the tracepoint is tracepoint:%s\n",
+					   name, sym, sym);
+		else
+			ks_err_ratelimited("trace %s: no function %s in the kernel or its modules\n",
+					   name, sym);
+		return err;
+	}
+	if (err) {
+		ks_err_ratelimited("trace %s: %s cannot be probed (%d); see /sys/kernel/debug/kprobes/blacklist\n",
+				   name, sym, err);
+		return err == -EILSEQ || err == -EBUSY ? -EINVAL : err;
+	}
+	*addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	if (within_module(*addr, THIS_MODULE)) {
+		ks_err_ratelimited("trace %s: %s is part of kstats, which cannot trace itself; see /sys/kernel/debug/kprobes/blacklist\n",
+				   name, sym);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Is @sym a function kprobes can find (probeable or not)? */
+static bool ks_function_exists(const char *sym)
+{
+	struct kprobe kp = {
+		.symbol_name = sym,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int err = register_kprobe(&kp);
+
+	if (!err)
+		unregister_kprobe(&kp);
+	return err != -ENOENT;
+}
+
+/*
+ * The prefix of this kernel's syscall entry points, found once by trying
+ * the spellings of the arch syscall wrappers (arch/{*}/include/asm/
+ * syscall_wrapper.h) on getpid, which every kernel has.
+ */
+static const char *ks_syscall_prefix(void)
+{
+	static const char * const prefixes[] = { KS_SYSCALL_PREFIXES };
+	static const char *found;
+	char sym[32];
+	int i;
+
+	/* Racing first uses store the same answer. */
+	for (i = 0; !READ_ONCE(found) && i < ARRAY_SIZE(prefixes); i++) {
+		snprintf(sym, sizeof(sym), "%sgetpid", prefixes[i]);
+		if (ks_function_exists(sym))
+			WRITE_ONCE(found, prefixes[i]);
+	}
+	return READ_ONCE(found);
+}
+
+/* Is tracepoint @event in trace event group @group (TRACE_SYSTEM)? */
+static bool ks_tracepoint_in_group(const char *group, const char *event,
+				   struct tracepoint *tp)
+{
+	struct trace_event_file *file;
+	bool in;
+
+	file = trace_get_event_file(NULL, group, event);
+	if (IS_ERR(file))
+		return false;
+	in = (file->event_call->flags & TRACE_EVENT_FL_TRACEPOINT) &&
+	     file->event_call->tp == tp;
+	trace_put_event_file(file);
+	return in;
+}
+
+/* @sym = "__tracepoint_EVENT" if that tracepoint exists (in @group). */
+static int ks_point_tracepoint(const char *name, char *sym, const char *group,
+			       const char *word)
+{
+	const char *event = sym + strlen(KS_TP_PREFIX);
+	struct tracepoint *tp = ks_find_tracepoint(event);
+
+	if (tp && (!group[0] || ks_tracepoint_in_group(group, event, tp)))
+		return 0;
+	if (!strncmp(event, "sys_enter_", 10) || !strncmp(event, "sys_exit_", 9))
+		ks_err_ratelimited("trace %s: %s is a syscall event, not a tracepoint; use syscall:%s\n",
+				   name, word, strchr(event + 8, '_') + 1);
+	else if (tp)
+		ks_err_ratelimited("trace %s: no tracepoint %s: %s is not in group %s\n",
+				   name, word, event, group);
+	else
+		ks_err_ratelimited("trace %s: no tracepoint %s in the kernel\n",
+				   name, word);
+	return -ENOENT;
+}
+
+/* @sym = this kernel's entry point of syscall @call. */
+static int ks_point_syscall(const char *name, char *sym, const char *call,
+			    const char *word)
+{
+	const char *prefix = ks_syscall_prefix();
+	char entry[KSYM_NAME_LEN];
+
+	if (!prefix) {
+		ks_err_ratelimited("trace %s: %s: cannot tell this kernel's syscall entry prefix\n",
+				   name, word);
+		return -ENOENT;
+	}
+	if (strlen(prefix) + strlen(call) >= sizeof(entry)) {
+		ks_err_ratelimited("trace %s: %s: name too long\n", name, word);
+		return -ENAMETOOLONG;
+	}
+	scnprintf(entry, sizeof(entry), "%s%s", prefix, call);
+	if (!ks_function_exists(entry)) {
+		ks_err_ratelimited("trace %s: no syscall %s (no function %s)\n", name,
+				   call, entry);
+		return -ENOENT;
+	}
+	strscpy(sym, entry, KSYM_NAME_LEN);
+	return 0;
+}
+
+/*
+ * One start or end word: bare names are a function if there is one,
+ * else a tracepoint, else (sys_NAME) a syscall; GROUP:EVENT is that
+ * tracepoint if it exists, else kprobes' MODULE:FUNCTION.
+ */
+static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
+{
+	enum ks_point_kind kind = is_end ? req->end_kind : req->start_kind;
+	char *group = is_end ? req->end_group : req->start_group;
+	const char *word = is_end ? req->end_word : req->start_word;
+	char *sym = is_end ? req->end : req->start;
+	enum ks_point_kind *resolved = is_end ? &req->end_kind :
+						&req->start_kind;
+	char tp_sym[KSYM_NAME_LEN];
+	const char *colon;
+
+	*resolved = KS_POINT_FUNCTION;
+	switch (kind) {
+	case KS_POINT_TRACEPOINT:
+		*resolved = KS_POINT_TRACEPOINT;
+		return ks_point_tracepoint(req->name, sym, group, word);
+	case KS_POINT_SYSCALL:
+		return ks_point_syscall(req->name, sym, word + strlen("syscall:"),
+					word);
+	case KS_POINT_FUNCTION:
+		return 0;	/* looked up when attached */
+	default:
+		break;
+	}
+	colon = strchr(sym, ':');
+	if (colon && colon != sym && colon - sym < KS_GROUP_MAX &&
+	    ks_tp_symbol(tp_sym, colon + 1) && ks_find_tracepoint(colon + 1)) {
+		char g[KS_GROUP_MAX];
+
+		strscpy(g, sym, colon - sym + 1);
+		if (ks_tracepoint_in_group(g, colon + 1,
+					   ks_find_tracepoint(colon + 1))) {
+			strscpy(group, g, KS_GROUP_MAX);
+			strscpy(sym, tp_sym, KSYM_NAME_LEN);
+			*resolved = KS_POINT_TRACEPOINT;
+			return 0;
+		}
+	}
+	/* perf's syscalls:sys_enter_NAME: say what to write instead. */
+	if (colon && ks_tp_symbol(tp_sym, colon + 1) &&
+	    (strstarts(colon + 1, "sys_enter_") ||
+	     strstarts(colon + 1, "sys_exit_")))
+		return ks_point_tracepoint(req->name, tp_sym, "", word);
+	if (colon || ks_function_exists(sym))
+		return 0;	/* MODULE:FUNCTION is kprobes' own spelling */
+	if (ks_find_tracepoint(sym) && ks_tp_symbol(tp_sym, sym)) {
+		strscpy(sym, tp_sym, KSYM_NAME_LEN);
+		*resolved = KS_POINT_TRACEPOINT;
+		return 0;
+	}
+	if (!strncmp(sym, "sys_", 4) && ks_syscall_prefix())
+		return ks_point_syscall(req->name, sym, sym + 4, word);
+	ks_err_ratelimited("trace %s: no function or tracepoint %s in the kernel or its modules\n",
+			   req->name, word);
+	return -ENOENT;
+}
+
+/**
+ * ks_resolve_points() - turn the start and end words into probe points
+ * @req: a request from ks_parse_control()
+ *
+ * Rewrites @req->start and @req->end to a function symbol, or to
+ * __tracepoint_EVENT for a tracepoint, as the words ask: see
+ * ks_resolve_point(). Where a function and a tracepoint share a bare
+ * name, the function wins.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT, with a line in dmesg, for a name that is none of
+ * these; -ENAMETOOLONG.
+ */
+int ks_resolve_points(struct ks_trace_req *req)
+{
+	int err;
+
+	err = ks_resolve_point(req, false);
+	if (!err && req->end[0])
+		err = ks_resolve_point(req, true);
+	return err;
+}
