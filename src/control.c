@@ -76,6 +76,12 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 			  (req->end[0] && req->end_kind == KS_POINT_ANY);
 
 	req->method = req->given_method;
+	if ((req->end[0] && ks_is_function_set(req->start)) ||
+	    ks_is_function_set(req->end))
+		return ks_why(req, why,
+			      "a list or pattern of functions (%s) times each call: no end",
+			      ks_is_function_set(req->end) ? req->end_word :
+			      req->start_word);
 	if (req->end[0] && !strcmp(req->start, req->end))
 		return ks_why(req, why, "end %s is the same as start",
 			      req->end_word);

@@ -33,9 +33,16 @@
 #include "names.h"
 #include "starts.h"
 
+/* A kretprobe of a trace that may cover several functions. */
+struct ks_krp {
+	struct kretprobe rp;
+	struct ks_trace *t;
+};
+
 struct ks_trace {
 	struct list_head list;	/* on ks_traces: RCU, writers under ks_trace_lock */
 	struct ks_trace_req req;	/* as written, with defaults applied */
+	struct ks_funcs funcs;	/* the function(s) timed, for functions */
 	unsigned long addr;	/* where the start probe sits, for "gone" */
 	unsigned long end_addr;
 	bool gone;		/* its module was unloaded */
@@ -50,8 +57,9 @@ struct ks_trace {
 	atomic_long_t nested_start;	/* a start hit inside a kstats handler */
 	atomic_long_t nested_end;	/* an end hit inside a kstats handler */
 	atomic_long_t negative;		/* an end before its start */
+	struct ks_krp *krps;	/* kretprobe: one per function */
+	struct kretprobe **rps;	/* the same, as register_kretprobes() takes them */
 	union {
-		struct kretprobe rp;
 #if KS_HAVE_FPROBE
 		struct fprobe fp;
 #endif
@@ -187,7 +195,7 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
 {
-	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_trace, rp);
+	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_krp, rp)->t;
 	u8 *busy = ks_enter();
 	u64 now;
 
@@ -205,7 +213,7 @@ static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 static int notrace ks_krp_return(struct kretprobe_instance *ri,
 				 struct pt_regs *regs)
 {
-	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_trace, rp);
+	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_krp, rp)->t;
 	u8 *busy = ks_enter();
 	u64 now;
 
@@ -403,17 +411,32 @@ NOKPROBE_SYMBOL(ks_fp_exit);
 
 static int ks_attach_kretprobe(struct ks_trace *t)
 {
+	unsigned int i, n = t->funcs.n;
 	int err;
 
-	t->rp.kp.symbol_name = t->req.start;
-	t->rp.entry_handler = ks_krp_entry;
-	t->rp.handler = ks_krp_return;
-	t->rp.data_size = sizeof(u64);
-	t->rp.maxactive = t->req.maxactive;
-	err = register_kretprobe(&t->rp);
-	if (!err)
-		t->addr = (unsigned long)t->rp.kp.addr;
-	return err;
+	t->krps = kcalloc(n, sizeof(*t->krps), GFP_KERNEL);
+	t->rps = kcalloc(n, sizeof(*t->rps), GFP_KERNEL);
+	if (!t->krps || !t->rps)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct kretprobe *rp = &t->krps[i].rp;
+
+		t->krps[i].t = t;
+		rp->kp.symbol_name = t->funcs.names[i];
+		rp->entry_handler = ks_krp_entry;
+		rp->handler = ks_krp_return;
+		rp->data_size = sizeof(u64);
+		rp->maxactive = t->req.maxactive;
+		t->rps[i] = rp;
+	}
+	err = register_kretprobes(t->rps, n);
+	if (err)
+		return err;
+	/* Where the probes went, even if two functions share a name. */
+	for (i = 0; i < n; i++)
+		t->funcs.addrs[i] = (unsigned long)t->krps[i].rp.kp.addr;
+	t->addr = t->funcs.addrs[0];
+	return 0;
 }
 
 #if KS_HAVE_FPROBE
@@ -428,7 +451,13 @@ static int ks_attach_fprobe(struct ks_trace *t)
 	t->fp.exit_handler = ks_fp_exit;
 	t->fp.entry_data_size = sizeof(u64);
 	t->fp.nr_maxactive = t->req.maxactive;
-	return register_fprobe_ips(&t->fp, &t->addr, 1);
+	if (t->funcs.pattern) {
+		int err = register_fprobe(&t->fp, t->funcs.pattern, NULL);
+
+		/* ftrace's "no match" */
+		return err == -EINVAL ? -ENOENT : err;
+	}
+	return register_fprobe_ips(&t->fp, t->funcs.addrs, t->funcs.n);
 }
 #else
 static int ks_attach_fprobe(struct ks_trace *t)
@@ -442,6 +471,16 @@ static int ks_attach_function(struct ks_trace *t)
 {
 	int err;
 
+	if (t->funcs.pattern && t->req.method == KS_METHOD_KRETPROBE) {
+		ks_err_ratelimited("trace %s: a pattern needs fprobe; list the functions for method kretprobe (f1,f2,...)\n",
+				   t->req.name);
+		return -EOPNOTSUPP;
+	}
+	if (t->funcs.pattern && !KS_HAVE_FPROBE) {
+		ks_err_ratelimited("trace %s: a pattern needs fprobe (CONFIG_FPROBE); list the functions instead (f1,f2,..., e.g. from /sys/kernel/tracing/available_filter_functions)\n",
+				   t->req.name);
+		return -EOPNOTSUPP;
+	}
 	/* Without CONFIG_FPROBE the default is simply a kretprobe. */
 	if (t->req.method == KS_METHOD_FPROBE ||
 	    (KS_HAVE_FPROBE && t->req.method == KS_METHOD_DEFAULT)) {
@@ -450,6 +489,12 @@ static int ks_attach_function(struct ks_trace *t)
 			t->req.method = KS_METHOD_FPROBE;
 			return 0;
 		}
+		if (t->funcs.pattern) {
+			if (err == -ENOENT)
+				ks_err_ratelimited("trace %s: %s matches no function with an ftrace site\n",
+						   t->req.name, t->funcs.pattern);
+			return err;
+		}
 		if (t->req.method == KS_METHOD_FPROBE) {
 			ks_err_ratelimited("trace %s: fprobe unavailable for %s (%d)%s\n",
 					   t->req.name, t->req.start, err,
@@ -457,15 +502,13 @@ static int ks_attach_function(struct ks_trace *t)
 					   ": kernel without CONFIG_FPROBE");
 			return err == -ENOMEM ? err : -EOPNOTSUPP;
 		}
-		/* The union is reused: clear what the failed fprobe set. */
-		memset(&t->rp, 0, sizeof(t->rp));
 		pr_info("trace %s: no fprobe for %s (%d), using a kretprobe\n",
 			t->req.name, t->req.start, err);
 	}
 	t->req.method = KS_METHOD_KRETPROBE;
 	err = ks_attach_kretprobe(t);
 	if (err)
-		pr_err("trace %s: register_kretprobe(%s) failed: %d\n",
+		pr_err("trace %s: register_kretprobes(%s) failed: %d\n",
 		       t->req.name, t->req.start, err);
 	return err;
 }
@@ -544,7 +587,7 @@ static int ks_detach(struct ks_trace *t)
 	switch (t->req.method) {
 	case KS_METHOD_KRETPROBE:
 		/* Returns still pending no longer reach our handler. */
-		unregister_kretprobe(&t->rp);
+		unregister_kretprobes(t->rps, t->funcs.n);
 		break;
 #if KS_HAVE_FPROBE
 	case KS_METHOD_FPROBE:
@@ -574,10 +617,15 @@ static int ks_trace_resolve(struct ks_trace *t)
 	const char *end = t->req.end + strlen(KS_TP_PREFIX);
 	int err;
 
-	if (t->req.method != KS_METHOD_TRACEPOINT) {
+	if (t->req.method == KS_METHOD_KPROBE) {
 		err = ks_resolve(t->req.name, t->req.start, &t->addr);
-		if (!err && t->req.method == KS_METHOD_KPROBE)
+		if (!err)
 			err = ks_resolve(t->req.name, t->req.end, &t->end_addr);
+		return err;
+	}
+	if (t->req.method != KS_METHOD_TRACEPOINT) {
+		err = ks_funcs_resolve(t->req.name, t->req.start, &t->funcs);
+		t->addr = t->funcs.addrs ? t->funcs.addrs[0] : 0;
 		return err;
 	}
 	t->tp.start = ks_find_tracepoint(start);
@@ -593,9 +641,15 @@ static int ks_trace_resolve(struct ks_trace *t)
 /* What the kernel's probe itself lost: not fired, or no instance free. */
 static unsigned long ks_probe_missed(struct ks_trace *t)
 {
+	unsigned long missed = 0;
+	unsigned int i;
+
 	switch (t->req.method) {
 	case KS_METHOD_KRETPROBE:
-		return t->rp.nmissed + t->rp.kp.nmissed;
+		for (i = 0; i < t->funcs.n; i++)
+			missed += t->krps[i].rp.nmissed +
+				  t->krps[i].rp.kp.nmissed;
+		return missed;
 #if KS_HAVE_FPROBE
 	case KS_METHOD_FPROBE:
 		/* fprobe counts without atomics: approximate under contention. */
@@ -658,7 +712,7 @@ static size_t ks_trace_bytes(const struct ks_trace *t)
 		      cpus * ks_n_slots(t->req.bits) * sizeof(struct ks_slot);
 	size_t bytes = sizeof(*t) + 2 * hist + cpus * sizeof(u64) +
 		       ks_starts_bytes(t->starts);
-	size_t inst = 0;
+	size_t inst = 0, pool = 0;
 
 	if (t->req.method == KS_METHOD_KRETPROBE)
 		inst = sizeof(struct kretprobe_instance) + sizeof(u64);
@@ -666,10 +720,13 @@ static size_t ks_trace_bytes(const struct ks_trace *t)
 		/* fprobe's private node: a rethook_node, two ips, our data. */
 		inst = sizeof(struct rethook_node) + 2 * sizeof(long) + sizeof(u64);
 	if (inst)
-		bytes += t->req.maxactive * ALIGN(inst, sizeof(long));
+		pool = t->req.maxactive * ALIGN(inst, sizeof(long));
 	if (inst && KS_RETHOOK_PERCPU_RING)
-		bytes += cpus * roundup_pow_of_two(t->req.maxactive) * sizeof(void *);
-	return bytes;
+		pool += cpus * roundup_pow_of_two(t->req.maxactive) * sizeof(void *);
+	/* One fprobe for all functions, but a kretprobe, and pool, each. */
+	if (t->req.method == KS_METHOD_KRETPROBE)
+		pool = t->funcs.n * (pool + sizeof(struct ks_krp) + sizeof(void *));
+	return bytes + pool + t->funcs.n * sizeof(unsigned long);
 }
 
 /**
@@ -690,6 +747,9 @@ static void ks_trace_free(struct ks_trace *t)
 	kstats_delete(t->gap);
 	kstats_delete(t->dur);
 	ks_starts_free(t->starts);
+	kfree(t->rps);
+	kfree(t->krps);
+	ks_funcs_free(&t->funcs);
 	free_percpu(t->last_end);
 	kfree(t);
 }
@@ -862,13 +922,33 @@ void ks_trace_list(struct seq_file *m)
 
 	mutex_lock(&ks_trace_lock);
 	list_for_each_entry(t, &ks_traces, list)
-		seq_printf(m, "%s method %s bits %u start %s end %s maxactive %u memory %zu missed %lu%s\n",
+		/*
+		 * functions: a pair has 2 points; 0 for a pattern, whose
+		 * functions only ftrace knows (see enabled_functions).
+		 */
+		seq_printf(m, "%s method %s bits %u start %s end %s functions %u skipped %u maxactive %u memory %zu missed %lu%s\n",
 			   t->req.name, ks_method_name(t->req.method),
 			   t->req.bits, t->req.start,
 			   t->req.end[0] ? t->req.end : "-",
+			   t->funcs.n ? t->funcs.n : t->funcs.pattern ? 0 : 2,
+			   t->funcs.skipped,
 			   t->req.maxactive, ks_trace_bytes(t),
 			   ks_trace_missed(t), t->gone ? " gone" : "");
 	mutex_unlock(&ks_trace_lock);
+}
+
+/* Does any probe of @t sit in @mod? */
+static bool ks_trace_within(struct ks_trace *t, struct module *mod)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->funcs.n; i++)
+		if (within_module(t->funcs.addrs[i], mod))
+			return true;
+	/* A pattern's functions are not known: any match in @mod counts. */
+	if (t->funcs.pattern && ks_module_matches(mod, t->funcs.pattern))
+		return true;
+	return within_module(t->addr, mod) || within_module(t->end_addr, mod);
 }
 
 /* Marks traces whose functions go away with a module. */
@@ -882,8 +962,7 @@ static int ks_module_notify(struct notifier_block *nb, unsigned long action,
 		return NOTIFY_DONE;
 	mutex_lock(&ks_trace_lock);
 	list_for_each_entry(t, &ks_traces, list) {
-		if (!within_module(t->addr, mod) &&
-		    !within_module(t->end_addr, mod))
+		if (!ks_trace_within(t, mod))
 			continue;
 		t->gone = true;
 		/*

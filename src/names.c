@@ -4,8 +4,10 @@
  * kprobes find them, tracepoints of vmlinux by name (and perf's
  * GROUP:EVENT), syscalls by the arch's entry prefix.
  */
+#include <linux/glob.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <linux/module.h>
 #include <linux/ratelimit.h>
 #include <linux/string.h>
@@ -47,6 +49,25 @@ struct tracepoint *ks_find_tracepoint(const char *name)
 	return l.tp;
 }
 
+/*
+ * Where a kprobe on @sym sits, or -ENOENT for no such function and
+ * -EINVAL for one kprobes refuse (blacklisted, reserved).
+ */
+static int ks_probe_addr(const char *sym, unsigned long *addr)
+{
+	struct kprobe kp = {
+		.symbol_name = sym,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int err = register_kprobe(&kp);
+
+	if (err)
+		return err == -EILSEQ || err == -EBUSY ? -EINVAL : err;
+	*addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return 0;
+}
+
 /**
  * ks_resolve() - find a function's address the way kprobes do
  * @name: the trace's NAME, for messages
@@ -63,13 +84,8 @@ struct tracepoint *ks_find_tracepoint(const char *name)
  */
 int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 {
-	struct kprobe kp = {
-		.symbol_name = sym,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-	int err;
+	int err = ks_probe_addr(sym, addr);
 
-	err = register_kprobe(&kp);
 	if (err == -ENOENT) {
 		if (ks_find_tracepoint(sym))
 			ks_err_ratelimited("trace %s: no function %s; the tracepoint is tracepoint:%s\n",
@@ -82,10 +98,8 @@ int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 	if (err) {
 		ks_err_ratelimited("trace %s: %s cannot be probed (%d); see /sys/kernel/debug/kprobes/blacklist\n",
 				   name, sym, err);
-		return err == -EILSEQ || err == -EBUSY ? -EINVAL : err;
+		return err;
 	}
-	*addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
 	if (within_module(*addr, THIS_MODULE)) {
 		ks_err_ratelimited("trace %s: %s is part of kstats, which cannot trace itself; see /sys/kernel/debug/kprobes/blacklist\n",
 				   name, sym);
@@ -221,6 +235,8 @@ static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
 	default:
 		break;
 	}
+	if (ks_is_function_set(sym))
+		return 0;	/* functions only, looked up when attached */
 	colon = strchr(sym, ':');
 	if (colon && colon != sym && colon - sym < KS_GROUP_MAX &&
 	    ks_tp_symbol(tp_sym, colon + 1) && ks_find_tracepoint(colon + 1)) {
@@ -275,4 +291,158 @@ int ks_resolve_points(struct ks_trace_req *req)
 	if (!err && req->end[0])
 		err = ks_resolve_point(req, true);
 	return err;
+}
+
+/* ---------------------------------------------- lists and patterns */
+
+/**
+ * ks_is_function_set() - does @spec name several functions?
+ * @spec: a start word: "f1,f2,..." or a glob such as "vfs_*"
+ *
+ * Return: true for a comma list or a pattern with *, ? or [.
+ */
+bool ks_is_function_set(const char *spec)
+{
+	return strpbrk(spec, ",*?[");
+}
+
+/* Adds @name once; a function that kprobes refuse is skipped. */
+static int ks_funcs_add(struct ks_funcs *f, const char *trace,
+			const char *name)
+{
+	unsigned long addr;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->names[i], name))
+			return 0;
+	err = ks_resolve(trace, name, &addr);
+	if (err == -ENOENT)
+		return err;
+	if (err) {
+		/* Named in dmesg below: keep the first few. */
+		if (f->skipped++ < 8)
+			scnprintf(f->skipped_names + strlen(f->skipped_names),
+				  sizeof(f->skipped_names) -
+				  strlen(f->skipped_names), " %s", name);
+		return 0;
+	}
+	if (f->n == KS_FUNCS_MAX)
+		return -E2BIG;
+	f->names[f->n] = kstrdup(name, GFP_KERNEL);
+	if (!f->names[f->n])
+		return -ENOMEM;
+	f->addrs[f->n++] = addr;
+	return 0;
+}
+
+/**
+ * ks_module_matches() - has @mod a function that @pattern matches?
+ * @mod: a module, live or going away
+ * @pattern: a glob
+ *
+ * Context: process context (a module notifier).
+ * Return: true if one of its function symbols matches.
+ */
+bool ks_module_matches(struct module *mod, const char *pattern)
+{
+	struct mod_kallsyms *syms;
+	bool found = false;
+	unsigned int i;
+
+	rcu_read_lock();
+	syms = rcu_dereference(mod->kallsyms);
+	for (i = 0; syms && !found && i < syms->num_symtab; i++)
+		found = ELF_ST_TYPE(syms->symtab[i].st_info) == STT_FUNC &&
+			glob_match(pattern, syms->strtab + syms->symtab[i].st_name);
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * ks_funcs_resolve() - the functions a start word covers
+ * @trace: the trace's NAME, for messages
+ * @spec: one function, a comma list of functions, or one glob pattern
+ * @f: filled in; free with ks_funcs_free(), also on failure
+ *
+ * A listed function that does not exist refuses the trace; listed
+ * functions that kprobes refuse are skipped, counted in @f->skipped and
+ * named in one dmesg line. A pattern is kept in @f->pattern for fprobe:
+ * the kernel exports no way to list symbols to a module (/proc/kallsyms
+ * cannot be read with kernel_read()), so only ftrace can match it.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT when nothing is left to probe; -E2BIG for more
+ * than KS_FUNCS_MAX functions; -EINVAL, -ENOMEM.
+ */
+int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f)
+{
+	char *list, *cur, *name;
+	int err = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->names = kcalloc(KS_FUNCS_MAX, sizeof(*f->names), GFP_KERNEL);
+	f->addrs = kcalloc(KS_FUNCS_MAX, sizeof(*f->addrs), GFP_KERNEL);
+	list = kstrdup(spec, GFP_KERNEL);
+	if (!f->names || !f->addrs || !list) {
+		kfree(list);
+		return -ENOMEM;
+	}
+	if (strpbrk(spec, "*?[")) {
+		/* ftrace matches it, where the kernel has fprobe. */
+		if (strchr(spec, ',')) {
+			kfree(list);
+			ks_err_ratelimited("trace %s: %s: give one pattern, or a list of names\n",
+					   trace, spec);
+			return -EINVAL;
+		}
+		f->pattern = list;
+		return 0;
+	}
+	if (!ks_is_function_set(spec)) {
+		err = ks_resolve(trace, spec, &f->addrs[0]);
+		if (err) {
+			kfree(list);
+			return err;
+		}
+		f->names[f->n++] = list;
+		return 0;
+	}
+	cur = list;
+	while (!err && (name = strsep(&cur, ",")))
+		if (*name)
+			err = ks_funcs_add(f, trace, name);
+	kfree(list);
+	if (err == -E2BIG)
+		ks_err_ratelimited("trace %s: %s covers more than %d functions\n",
+				   trace, spec, KS_FUNCS_MAX);
+	if (err)
+		return err;
+	if (f->skipped)
+		pr_info("trace %s: skipped %u functions kprobes refuse:%s%s\n",
+			trace, f->skipped, f->skipped_names,
+			f->skipped > 8 ? " ..." : "");
+	if (!f->n) {
+		ks_err_ratelimited("trace %s: %s matches no function that can be probed\n",
+				   trace, spec);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
+ * ks_funcs_free() - free what ks_funcs_resolve() allocated
+ * @f: the set; may be zeroed
+ */
+void ks_funcs_free(struct ks_funcs *f)
+{
+	unsigned int i;
+
+	for (i = 0; f->names && i < f->n; i++)
+		kfree(f->names[i]);
+	kfree(f->names);
+	kfree(f->addrs);
+	kfree(f->pattern);
+	memset(f, 0, sizeof(*f));
 }

@@ -293,6 +293,22 @@ listing spellings
 show sp3
 show sp4
 for n in $(awk '{print $1}' $C); do ctl "remove $n"; done
+step wildcards
+ctl "trace w1 start kst_target_*"
+ctl "trace w2 start kst_target_delay,kst_target_null"
+ctl "trace w3 start kst_target_delay,kst_target_null method kretprobe"
+ctl "trace w4 start kst_nomatch_*"
+ctl "trace w5 start kst_target_delay,kstats_record"
+ctl "trace w6 start kst_target_delay,kst_nosuch"
+ctl "trace w7 start kst_target_*,vfs_read"
+listing wildcards
+tgt "delay 0 3"
+tgt "notrace 5"
+tgt "bench 7"
+tgt "recurse 2 0 4"
+for n in w1 w2 w3 w5; do show $n; done
+for n in $(awk '{print $1}' $C); do ctl "remove $n"; done
+listing wildcards-removed
 step rmmod-with-traces
 ctl "trace z1 start kst_target_sleep method kretprobe"
 ctl "trace z2 start kst_section_begin end kst_section_end"
@@ -415,7 +431,7 @@ def check(logpath):
     want_steps = ["fn-%s" % m for m in function_methods(series) + ["default"]] + [
         "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
         "remove-pending", "read-while-removed", "concurrent",
-        "spellings", "rmmod-with-traces", "done"]
+        "spellings", "wildcards", "rmmod-with-traces", "done"]
     for s in want_steps:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -547,6 +563,46 @@ def check(logpath):
     r.check([l for l in st if l.startswith("@@LIST-BEGIN")] and
             all(x[1] == "0" for x in ctls(st) if x[0].startswith("remove")),
             "every spelled trace removes")
+
+    # Several functions into one histogram: a list everywhere, a pattern
+    # where ftrace can match it (fprobe, 6.12). The calls: delay 3,
+    # notrace 5 (no ftrace site), null 7, recurse 2 deep x 4 = 8.
+    st = steps["wildcards"]
+    c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
+    ls = listings(st).get("wildcards", [])
+    nd = nodes(st)
+    fields = lambda n: dict(zip(*[iter(([l for l in ls if l.split()[0] == n] or [""])[0].split()[1:])] * 2))
+    if series == "6.12":
+        r.check(c.get("trace w1 start kst_target_*", ("?",))[0] == "0", "pattern kst_target_* accepted (fprobe)")
+        r.check(total(nd.get("w1", [([], [])])[0][0]) == 18,
+                "pattern: every matched function's calls in one histogram (3 + 7 + 8)",
+                str(nd.get("w1")))
+        r.check(c.get("trace w4 start kst_nomatch_*", ("?", ""))[1] == "No such file or directory",
+                "a pattern matching nothing -> ENOENT")
+        r.check(any(l.endswith("kstats: trace w4: kst_nomatch_* matches no function with an ftrace site")
+                    for l in lines), "dmesg: the pattern matches nothing")
+    else:
+        for cmd in ("trace w1 start kst_target_*", "trace w4 start kst_nomatch_*"):
+            r.check(c.get(cmd, ("?", ""))[1] == "Operation not supported",
+                    "%s without fprobe -> EOPNOTSUPP" % cmd)
+        r.check(any("kstats: trace w1: a pattern needs fprobe (CONFIG_FPROBE); list the functions instead" in l
+                    for l in lines), "dmesg: a pattern needs fprobe, list the functions")
+    for n, meth in (("w2", None), ("w3", "kretprobe")):
+        f = fields(n)
+        r.check(f.get("functions") == "2" and (meth is None or f.get("method") == meth),
+                "list %s: 2 functions%s" % (n, " by kretprobes" if meth else ""), str(f))
+        r.check(total(nd.get(n, [([], [])])[0][0]) == 10, "list %s: 3 + 7 calls" % n, str(nd.get(n)))
+    f = fields("w5")
+    r.check(f.get("functions") == "1" and f.get("skipped") == "1",
+            "list with a function kprobes refuse: it is skipped and counted", str(f))
+    r.check(total(nd.get("w5", [([], [])])[0][0]) == 3, "list w5: the remaining function's 3 calls")
+    r.check(any(l.endswith("kstats: trace w5: skipped 1 functions kprobes refuse: kstats_record")
+                for l in lines), "dmesg names the skipped function")
+    r.check(c.get("trace w6 start kst_target_delay,kst_nosuch", ("?", ""))[1] == "No such file or directory",
+            "a list naming an unknown function -> ENOENT")
+    r.check(c.get("trace w7 start kst_target_*,vfs_read", ("?", ""))[1] == "Invalid argument",
+            "a pattern inside a list -> EINVAL")
+    r.check(listings(st).get("wildcards-removed") == [], "removing list and pattern traces detaches all")
 
     st = steps["gone"]
     r.check("@@OK target unloaded" in st, "traced module unloads")
