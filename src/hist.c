@@ -718,11 +718,12 @@ u64 ks_rank(u64 samples, u32 num, u32 den)
  *
  * The rank r is the smallest with r >= samples * num / den; the true
  * value is the r-th smallest sample, and lies in the slot where the
- * cumulative count first reaches r. Inside that slot, of width w with
- * c samples of which the r-th is the k-th, the estimate is
- * base + floor(w * (k - 1) / c): a linear interpolation of the rank
- * across the slot, at most base + w - 1, so always inside the slot. It
- * is then clamped into [min, max], which also hold the true value.
+ * cumulative count first reaches r, and in [min, max]: so in [L, H],
+ * L = max(slot base, min), H = min(slot top, max). The slot's c samples
+ * are taken as spread evenly from L to H, and the r-th, the k-th of
+ * them, is estimated at L + floor((H - L) * (k - 1) / (c - 1)); a lone
+ * sample (c = 1) at H if H is the max, else at L. The estimate is thus
+ * always in [L, H], inside the slot, and |estimate - true| <= H - L.
  *
  * Return: 0, or -ENODATA when the snapshot has no samples.
  */
@@ -750,14 +751,16 @@ int ks_percentile(const struct ks_snapshot *snap, u32 num, u32 den,
 	count = snap->total[slot].cum - below;
 	base = ks_slot_base(slot, fb);
 	top = ks_slot_top(slot, fb);
-	p->slot = slot;
-	p->value = base + ks_mul_div(top - base + 1, rank - below - 1, count,
-				     NULL);
-	p->value = clamp(p->value, snap->min, snap->max);
 	/* Both the estimate and the true value lie in [lo, hi]. */
 	lo = max(base, snap->min);
-	hi = min(top, snap->max);
-	p->err = hi > lo ? hi - lo : 0;
+	hi = max(min(top, snap->max), lo);
+	p->slot = slot;
+	if (count > 1)
+		p->value = lo + ks_mul_div(hi - lo, rank - below - 1, count - 1,
+					   NULL);
+	else
+		p->value = hi == snap->max ? hi : lo;
+	p->err = hi - lo;
 	p->relerr_micro = 0;
 	if (p->err) {
 		p->relerr_micro = ks_mul_div(p->err, 1000000, lo, &rem);

@@ -123,6 +123,7 @@ void ks_show_summary(struct seq_file *m, const char *name, bool active,
 {
 	bool any = snap->samples;
 	struct ks_pct p;
+	u64 whole;
 	u32 frac;
 	int i;
 
@@ -150,8 +151,8 @@ void ks_show_summary(struct seq_file *m, const char *name, bool active,
 		seq_printf(m, "# %s %llu\n", k, p.value);
 		seq_printf(m, "# %s_slot %u\n", k, p.slot);
 		seq_printf(m, "# %s_err %llu\n", k, p.err);
-		seq_printf(m, "# %s_relerr %llu.%06u\n", k,
-			   div_u64_rem(p.relerr_micro, 1000000, &frac), frac);
+		whole = div_u64_rem(p.relerr_micro, 1000000, &frac);
+		seq_printf(m, "# %s_relerr %llu.%06u\n", k, whole, frac);
 	}
 }
 
