@@ -16,28 +16,36 @@
 #include "hist.h"
 
 /*
- * Bounds: a sample that is not a new min (max) costs one read and one
- * compare. A new one is written with a CPU-local cmpxchg, which an
- * interrupt or NMI that records on this CPU between the read and the
- * write makes fail, so its value is compared again, never overwritten.
+ * Bounds: a sample that is neither a new min nor a new max costs two
+ * reads and one branch. A new one is written with a CPU-local cmpxchg,
+ * which an interrupt or NMI that records on this CPU between the read
+ * and the write makes fail, so its value is compared again, never
+ * overwritten.
  */
-static __always_inline void ks_update_bounds(struct kstats *ks, u64 value)
+static __always_inline void ks_update_bounds(struct ks_cpu __percpu *pc,
+					     u64 value)
 {
-	u64 old, seen;
+	u64 lo = this_cpu_read(pc->min), hi = this_cpu_read(pc->max), seen;
+	unsigned int out = (value < lo) | (value > hi);
 
-	old = this_cpu_read(ks->cpu->min);
-	while (unlikely(value < old)) {
-		seen = this_cpu_cmpxchg(ks->cpu->min, old, value);
-		if (seen == old)
+	/*
+	 * One branch for both (hidden from the compiler, which would split
+	 * it): each branch ends a translation block under QEMU's TCG.
+	 */
+	OPTIMIZER_HIDE_VAR(out);
+	if (likely(!out))
+		return;
+	while (value < lo) {
+		seen = this_cpu_cmpxchg(pc->min, lo, value);
+		if (seen == lo)
 			break;
-		old = seen;
+		lo = seen;
 	}
-	old = this_cpu_read(ks->cpu->max);
-	while (unlikely(value > old)) {
-		seen = this_cpu_cmpxchg(ks->cpu->max, old, value);
-		if (seen == old)
+	while (value > hi) {
+		seen = this_cpu_cmpxchg(pc->max, hi, value);
+		if (seen == hi)
 			break;
-		old = seen;
+		hi = seen;
 	}
 }
 
@@ -56,6 +64,7 @@ static __always_inline void ks_update_bounds(struct kstats *ks, u64 value)
  */
 void notrace kstats_record(struct kstats *ks, u64 value)
 {
+	struct ks_cpu __percpu *pc;
 	u32 slot, bucket, width_shift;
 	u64 offset;
 
@@ -76,10 +85,12 @@ void notrace kstats_record(struct kstats *ks, u64 value)
 		bucket = slot >> ks->frac_bits;
 		width_shift = ks_width_shift(bucket);
 		offset = value & ((1ULL << width_shift) - 1);
-		this_cpu_inc(ks->cpu->slot[slot].count);
-		this_cpu_add(ks->cpu->slot[slot].sum,
+		/* In a register: the percpu ops would reload ks->cpu. */
+		pc = ks->cpu;
+		this_cpu_inc(pc->slot[slot].count);
+		this_cpu_add(pc->slot[slot].sum,
 			     offset >> ks_sum_shift(width_shift));
-		ks_update_bounds(ks, value);
+		ks_update_bounds(pc, value);
 	}
 	preempt_enable_notrace();
 }

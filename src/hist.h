@@ -81,10 +81,10 @@ static inline u32 ks_n_slots(u8 frac_bits)
 	return ((64 - frac_bits + 1) << frac_bits) + 1;
 }
 
-/* log2 of the width of the slots in @bucket. */
+/* log2 of the width of the slots in @bucket; branch-free, like below. */
 static __always_inline u32 ks_width_shift(u32 bucket)
 {
-	return bucket ? bucket - 1 : 0;
+	return bucket - (bucket != 0);
 }
 
 /* How far offsets in a slot of @width_shift are shifted before summing. */
@@ -99,18 +99,18 @@ static __always_inline u32 ks_sum_shift(u32 width_shift)
  * @frac_bits: 0..5
  * @n_slots: ks_n_slots(@frac_bits)
  *
- * Context: any; no calls, no division.
+ * Context: any; no calls, no division, no branch (record's hot path:
+ * under QEMU's TCG every branch ends a translation block).
  * Return: the slot whose range holds @value, at most @n_slots - 1.
  */
 static __always_inline u32 ks_slot_of(u64 value, u8 frac_bits, u32 n_slots)
 {
 	u32 bucket = fls64(value >> frac_bits);
-	u32 slot;
+	/* Bucket 0 (value < 2^frac_bits): shift 0 gives slot = value. */
+	u32 slot = (bucket << frac_bits) |
+		   ((u32)(value >> ks_width_shift(bucket)) &
+		    ((1U << frac_bits) - 1));
 
-	if (!bucket)
-		return (u32)value;
-	slot = (bucket << frac_bits) |
-	       ((u32)(value >> (bucket - 1)) & ((1U << frac_bits) - 1));
 	return slot < n_slots - 1 ? slot : n_slots - 1;
 }
 
