@@ -764,7 +764,7 @@ static enum hrtimer_restart ks_test_mm_fn(struct hrtimer *t)
 	WRITE_ONCE(mm->irq_max, max(mm->irq_max, hi));
 	mm->fired++;
 	mm->fired_here += smp_processor_id() == mm->cpu;
-	hrtimer_forward_now(t, ns_to_ktime(5000));
+	hrtimer_forward_now(t, ns_to_ktime(20000));
 	return HRTIMER_RESTART;
 }
 
@@ -791,7 +791,7 @@ static void ks_test_minmax_hardirq(struct kunit *test)
 	mm->timer.function = ks_test_mm_fn;
 	mm->cpu = get_cpu();
 	c = per_cpu_ptr(mm->ks->cpu, mm->cpu);
-	hrtimer_start(&mm->timer, ns_to_ktime(5000), HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&mm->timer, ns_to_ktime(20000), HRTIMER_MODE_REL_PINNED_HARD);
 	for (i = 0; i < 200000 && (i < 1000 || mm->fired_here < 50); i++) {
 		u64 lo = READ_ONCE(mm->cur_min) - 3, hi = READ_ONCE(mm->cur_max) + 3;
 
