@@ -282,6 +282,10 @@ test -f $D/_interval/iv && echo "@@OK interval file"
             out.append("w $C 'record iv %d %d'" % (v, n))
         out.append("ival iv")
     out.append("""show iv
+w $C 'record iv 5000 4'
+w $D/iv reset
+w $C 'record iv 300 2'
+ival iv
 step lossless
 w $C 'new 3 ll'
 w $C 'load ll 1000'
@@ -467,7 +471,10 @@ def check(logpath):
         r.check([l for l in data if "CPUS" in l] == want,
                 "interval %d: CPUS lines of that interval only" % i, str(data))
     allv = expand(p for b in INTERVAL for p in b)
-    check_summary(r, "interval: cumulative node unchanged by cuts", ib[-1][1], 3, allv, "iv")
+    check_summary(r, "interval: cumulative node unchanged by cuts", ib[len(INTERVAL)][1], 3,
+                  allv, "iv")
+    check_summary(r, "interval after reset: only what came after the reset",
+                  ib[len(INTERVAL) + 1][1], 3, [300, 300], "iv")
 
     st = steps["lossless"]
     iv = [l.split()[1:] for l in st if l.startswith("@@IV ")]
