@@ -15,20 +15,56 @@
 
 #include "hist.h"
 
+/*
+ * Bounds: a sample that is neither a new min nor a new max costs two
+ * reads and one branch. A new one is written with a CPU-local cmpxchg,
+ * which an interrupt or NMI that records on this CPU between the read
+ * and the write makes fail, so its value is compared again, never
+ * overwritten.
+ */
+static __always_inline void ks_update_bounds(struct ks_cpu __percpu *pc,
+					     u64 value)
+{
+	u64 lo = this_cpu_read(pc->min), hi = this_cpu_read(pc->max), seen;
+	unsigned int out = (value < lo) | (value > hi);
+
+	/*
+	 * One branch for both (hidden from the compiler, which would split
+	 * it): each branch ends a translation block under QEMU's TCG.
+	 */
+	OPTIMIZER_HIDE_VAR(out);
+	if (likely(!out))
+		return;
+	while (value < lo) {
+		seen = this_cpu_cmpxchg(pc->min, lo, value);
+		if (seen == lo)
+			break;
+		lo = seen;
+	}
+	while (value > hi) {
+		seen = this_cpu_cmpxchg(pc->max, hi, value);
+		if (seen == hi)
+			break;
+		hi = seen;
+	}
+}
+
 /**
  * kstats_record() - add one sample to a histogram
  * @ks: the histogram from kstats_new(); NULL is ignored
  * @value: the sample, usually a duration in ns
  *
- * Lock-free and per-CPU: one slot's count and sum on the current CPU.
- * Samples are ignored while the node is stopped. It makes no call that
- * may be traced or kprobed, so probe handlers can use it freely.
+ * Lock-free and per-CPU: one slot's count and sum, and the bounds, on
+ * the current CPU. Samples are ignored while the node is stopped. It
+ * makes no call that may be traced or kprobed, so probe handlers can
+ * use it freely.
  *
  * Context: any: task, softirq, hardirq, kprobe handlers. NMI on x86-64;
  * elsewhere an NMI sample is dropped and counted.
  */
 void notrace kstats_record(struct kstats *ks, u64 value)
 {
+	struct ks_cpu __percpu *pc;
 	u32 slot, bucket, width_shift;
 	u64 offset;
 
@@ -39,8 +75,9 @@ void notrace kstats_record(struct kstats *ks, u64 value)
 		return;
 	}
 	/*
-	 * Keeps count and sum on one CPU, and is the read-side section that
-	 * kstats_delete()'s synchronize_rcu() waits for.
+	 * Keeps the sample on one CPU, and is the read-side section that
+	 * kstats_delete()'s synchronize_rcu() waits for. A task is never
+	 * switched out inside it, which interval cuts rely on.
 	 */
 	preempt_disable_notrace();
 	if (likely(READ_ONCE(ks->active))) {
@@ -48,19 +85,32 @@ void notrace kstats_record(struct kstats *ks, u64 value)
 		bucket = slot >> ks->frac_bits;
 		width_shift = ks_width_shift(bucket);
 		offset = value & ((1ULL << width_shift) - 1);
-		this_cpu_inc(ks->slots[slot].count);
-		this_cpu_add(ks->slots[slot].sum,
+		/* In a register: the percpu ops would reload ks->cpu. */
+		pc = ks->cpu;
+		this_cpu_inc(pc->slot[slot].count);
+		this_cpu_add(pc->slot[slot].sum,
 			     offset >> ks_sum_shift(width_shift));
+		ks_update_bounds(pc, value);
 	}
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(kstats_record);
 NOKPROBE_SYMBOL(kstats_record);
 
+static void ks_clear_bounds(struct ks_cpu *c)
+{
+	c->min = U64_MAX;
+	c->max = 0;
+	c->cut_min = U64_MAX;
+	c->cut_max = 0;
+}
+
 static void ks_reset_cpu(struct kstats *ks, int cpu)
 {
-	memset(per_cpu_ptr(ks->slots, cpu), 0,
-	       ks->n_slots * sizeof(struct ks_slot));
+	struct ks_cpu *c = per_cpu_ptr(ks->cpu, cpu);
+
+	memset(c->slot, 0, ks->n_slots * sizeof(struct ks_slot));
+	ks_clear_bounds(c);
 }
 
 /* Runs on the CPU that owns the counters, so no record is half-way. */
@@ -70,7 +120,7 @@ static void ks_reset_local(void *arg)
 }
 
 /**
- * kstats_reset() - clear every possible CPU's counters
+ * kstats_reset() - clear every possible CPU's counters and bounds
  * @ks: the histogram
  *
  * Each online CPU clears its own counters in an IPI: a record there is
@@ -78,6 +128,7 @@ static void ks_reset_local(void *arg)
  * bring a whole pre-reset count back. Offline CPUs record nothing, so
  * they are cleared from here. A sample racing the reset may be lost, or
  * keep its sum but not its count; readers clamp averages into the slot.
+ * The interval in progress is dropped too: the next interval starts here.
  *
  * Context: process context with interrupts enabled; may sleep.
  */
@@ -85,12 +136,17 @@ void kstats_reset(struct kstats *ks)
 {
 	int cpu;
 
+	mutex_lock(&ks->interval_lock);
 	cpus_read_lock();
 	on_each_cpu(ks_reset_local, ks, 1);
 	for_each_possible_cpu(cpu)
 		if (!cpu_online(cpu))
 			ks_reset_cpu(ks, cpu);
 	cpus_read_unlock();
+	ks_base_free(ks);
+	ks->carry_min = U64_MAX;
+	ks->carry_max = 0;
+	mutex_unlock(&ks->interval_lock);
 }
 
 /**
@@ -120,83 +176,606 @@ u64 ks_slot_avg(u32 slot, u8 frac_bits, u64 count, u64 sum)
 	       (min(scaled, max_scaled) << sum_shift);
 }
 
+/* ------------------------------------------------- 128-bit arithmetic */
+
+/* Built from 32-bit halves, so 32-bit kernels need no libgcc helper. */
+struct ks_u128 {
+	u64 hi, lo;
+};
+
+static void ks_add128(struct ks_u128 *a, struct ks_u128 b)
+{
+	u64 lo = a->lo + b.lo;
+
+	a->hi += b.hi + (lo < b.lo);
+	a->lo = lo;
+}
+
+static struct ks_u128 ks_mul64(u64 a, u64 b)
+{
+	u64 a0 = (u32)a, a1 = a >> 32, b0 = (u32)b, b1 = b >> 32;
+	u64 p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	u64 mid = (p00 >> 32) + (u32)p01 + (u32)p10;
+	struct ks_u128 r;
+
+	r.lo = (mid << 32) | (u32)p00;
+	r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+	return r;
+}
+
+static struct ks_u128 ks_shl128(u64 v, u32 shift)
+{
+	struct ks_u128 r = { .hi = 0, .lo = v };
+
+	if (shift) {
+		r.hi = v >> (64 - shift);
+		r.lo = v << shift;
+	}
+	return r;
+}
+
+/* Long division of @n by @d; the caller ensures n.hi < d. */
+static u64 ks_div128(struct ks_u128 n, u64 d, u64 *rem)
+{
+	u64 r = n.hi, q = 0;
+	int i;
+
+	for (i = 63; i >= 0; i--) {
+		bool top = r >> 63;
+
+		r = (r << 1) | ((n.lo >> i) & 1);
+		if (top || r >= d) {
+			r -= d;
+			q |= 1ULL << i;
+		}
+	}
+	if (rem)
+		*rem = r;
+	return q;
+}
+
 /**
- * ks_snapshot_take() - copy and digest a histogram's counters
+ * ks_mul_div() - floor(a * b / c), exactly
+ * @a: a factor
+ * @b: a factor, with b < c unless the result is known to fit in 64 bits
+ * @c: the divisor, not 0
+ * @rem: the remainder, or NULL
+ *
+ * Return: the quotient; U64_MAX if it would not fit in 64 bits.
+ */
+u64 ks_mul_div(u64 a, u64 b, u64 c, u64 *rem)
+{
+	struct ks_u128 n = ks_mul64(a, b);
+
+	if (n.hi >= c) {
+		if (rem)
+			*rem = 0;
+		return U64_MAX;
+	}
+	return ks_div128(n, c, rem);
+}
+
+/* ---------------------------------------------------------- snapshots */
+
+/* One CPU's counters at the last cut: its non-empty slots. */
+struct ks_base_cell {
+	u32 slot;
+	u64 count;
+	u64 sum;
+};
+
+struct ks_base_row {
+	unsigned int cpu;
+	u32 n_cells;
+	struct ks_base_cell *cells;
+};
+
+struct ks_base {
+	unsigned int n_rows, cap;
+	struct ks_base_row *rows;	/* CPUs with samples, ascending */
+};
+
+/* What building a snapshot needs besides the snapshot: O(n_slots). */
+struct ks_builder {
+	struct ks_snapshot *snap;
+	struct ks_slot *raw;		/* one CPU's counters, [n_slots] */
+	u64 *total_sum;			/* [n_slots], saturating */
+	struct ks_u128 value_sum;	/* for the mean */
+	unsigned int rows_cap;
+};
+
+static void ks_builder_free(struct ks_builder *b)
+{
+	kvfree(b->raw);
+	kvfree(b->total_sum);
+}
+
+static int ks_builder_init(struct ks_builder *b, struct kstats *ks)
+{
+	struct ks_snapshot *snap;
+
+	memset(b, 0, sizeof(*b));
+	snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	b->raw = kvcalloc(ks->n_slots, sizeof(*b->raw), GFP_KERNEL);
+	b->total_sum = kvcalloc(ks->n_slots, sizeof(*b->total_sum), GFP_KERNEL);
+	if (snap)
+		snap->total = kvcalloc(ks->n_slots, sizeof(*snap->total),
+				       GFP_KERNEL);
+	b->snap = snap;
+	if (!snap || !snap->total || !b->raw || !b->total_sum) {
+		ks_builder_free(b);
+		ks_snapshot_free(snap);
+		b->snap = NULL;
+		return -ENOMEM;
+	}
+	snap->n_slots = ks->n_slots;
+	snap->frac_bits = ks->frac_bits;
+	snap->min = U64_MAX;
+	return 0;
+}
+
+/* Adds b->raw, one CPU's counts, as a row and to the totals. */
+static int ks_builder_add_row(struct ks_builder *b, unsigned int cpu)
+{
+	struct ks_snapshot *snap = b->snap;
+	u8 fb = snap->frac_bits;
+	struct ks_cell *cells;
+	struct ks_row *row;
+	u32 slot, n = 0, i = 0;
+	u64 cum = 0;
+
+	for (slot = 0; slot < snap->n_slots; slot++)
+		n += !!b->raw[slot].count;
+	if (!n)
+		return 0;
+	if (snap->n_rows == b->rows_cap) {
+		unsigned int cap = b->rows_cap ? 2 * b->rows_cap : 4;
+		struct ks_row *rows;
+
+		rows = krealloc_array(snap->rows, cap, sizeof(*rows), GFP_KERNEL);
+		if (!rows)
+			return -ENOMEM;
+		snap->rows = rows;
+		b->rows_cap = cap;
+	}
+	cells = kvmalloc_array(n, sizeof(*cells), GFP_KERNEL);
+	if (!cells)
+		return -ENOMEM;
+	row = &snap->rows[snap->n_rows++];
+	row->cpu = cpu;
+	row->n_cells = n;
+	row->cells = cells;
+	for (slot = 0; slot < snap->n_slots; slot++) {
+		u64 count = b->raw[slot].count, sum = b->raw[slot].sum;
+		u32 shift = ks_sum_shift(ks_slot_width_shift(slot, fb));
+
+		if (!count)
+			continue;
+		cum += count;
+		cells[i].slot = slot;
+		cells[i].cum = cum;
+		cells[i].avg = ks_slot_avg(slot, fb, count, sum);
+		i++;
+		/* "cum" of the totals holds counts until ks_builder_done(). */
+		snap->total[slot].cum += count;
+		if (check_add_overflow(b->total_sum[slot], sum,
+				       &b->total_sum[slot]))
+			b->total_sum[slot] = U64_MAX;
+		if (slot < snap->n_slots - 1) {
+			ks_add128(&b->value_sum,
+				  ks_mul64(count, ks_slot_base(slot, fb)));
+			ks_add128(&b->value_sum, ks_shl128(sum, shift));
+		}
+	}
+	return 0;
+}
+
+/*
+ * Totals, mean and bounds. The bounds are read apart from the counts, so
+ * while CPUs record they are moved into the first and last non-empty
+ * slots; at rest they are there already.
+ */
+static void ks_builder_done(struct ks_builder *b)
+{
+	struct ks_snapshot *snap = b->snap;
+	u8 fb = snap->frac_bits;
+	u32 slot, first = U32_MAX, last = 0;
+	u64 cum = 0;
+
+	for (slot = 0; slot < snap->n_slots; slot++) {
+		u64 count = snap->total[slot].cum;
+
+		if (count) {
+			snap->total[slot].avg = ks_slot_avg(slot, fb, count,
+							    b->total_sum[slot]);
+			if (first == U32_MAX)
+				first = slot;
+			last = slot;
+		}
+		cum += count;
+		snap->total[slot].cum = cum;
+	}
+	snap->samples = cum;
+	if (!cum) {
+		snap->min = 0;
+		snap->max = 0;
+		return;
+	}
+	snap->min = clamp(snap->min, ks_slot_base(first, fb),
+			  ks_slot_top(first, fb));
+	snap->max = clamp(snap->max, ks_slot_base(last, fb),
+			  ks_slot_top(last, fb));
+	/* At most cum * U64_MAX, so the quotient fits unless sums raced. */
+	if (b->value_sum.hi >= cum)
+		snap->mean = snap->max;
+	else
+		snap->mean = ks_div128(b->value_sum, cum, NULL);
+	snap->mean = clamp(snap->mean, snap->min, snap->max);
+}
+
+/* Copies one CPU's counters into @raw, each field read once. */
+static void ks_copy_cpu(struct kstats *ks, int cpu, struct ks_slot *raw)
+{
+	const struct ks_cpu *c = per_cpu_ptr(ks->cpu, cpu);
+	u32 slot;
+
+	for (slot = 0; slot < ks->n_slots; slot++) {
+		raw[slot].count = READ_ONCE(c->slot[slot].count);
+		raw[slot].sum = READ_ONCE(c->slot[slot].sum);
+	}
+}
+
+/**
+ * ks_snapshot_take() - copy and digest a histogram's cumulative counters
  * @ks: the histogram
  *
  * Every figure of one read comes from this one copy, so cumulative
  * fractions never exceed 1 nor decrease along a row while CPUs record.
+ * Memory: the non-empty slots of CPUs with samples, plus O(n_slots).
  *
- * Context: may sleep.
+ * Context: may sleep; yields between CPUs.
  * Return: the snapshot, or NULL when out of memory.
  */
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks)
 {
-	unsigned int total_row = nr_cpu_ids;
-	struct ks_snapshot *snap;
-	u64 *total_sum;
-	u32 slot;
+	struct ks_builder b;
 	int cpu;
 
-	snap = kzalloc(sizeof(*snap), GFP_KERNEL);
-	total_sum = kvcalloc(ks->n_slots, sizeof(*total_sum), GFP_KERNEL);
-	if (snap)
-		snap->cells = kvcalloc(array_size(nr_cpu_ids + 1, ks->n_slots),
-				       sizeof(*snap->cells), GFP_KERNEL);
-	if (!snap || !snap->cells || !total_sum) {
-		kvfree(total_sum);
-		ks_snapshot_free(snap);
+	if (ks_builder_init(&b, ks))
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		const struct ks_cpu *c = per_cpu_ptr(ks->cpu, cpu);
+		u64 lo, hi;
+
+		/* Live bounds first: a cut folds them into cut_* before clearing. */
+		lo = READ_ONCE(c->min);
+		hi = READ_ONCE(c->max);
+		/* Pairs with the cut's smp_wmb(): cleared live => folded. */
+		smp_rmb();
+		lo = min(lo, READ_ONCE(c->cut_min));
+		hi = max(hi, READ_ONCE(c->cut_max));
+		b.snap->min = min(b.snap->min, lo);
+		b.snap->max = max(b.snap->max, hi);
+		ks_copy_cpu(ks, cpu, b.raw);
+		if (ks_builder_add_row(&b, cpu)) {
+			ks_snapshot_free(b.snap);
+			ks_builder_free(&b);
+			return NULL;
+		}
+		cond_resched();
+	}
+	ks_builder_done(&b);
+	b.snap->missed = ks->missed ? ks->missed(ks->show_extra_arg) : 0;
+	b.snap->nmi_dropped = atomic_long_read(&ks->nmi_dropped);
+	ks_builder_free(&b);
+	return b.snap;
+}
+
+/* One CPU's part of an interval cut. */
+struct ks_cut {
+	struct kstats *ks;
+	struct ks_slot *raw;
+	u64 min, max;
+};
+
+/*
+ * Folds the live bounds into cut_* before clearing them, so that a
+ * cumulative reader, which reads the live ones first, never misses one.
+ */
+static int ks_cut_local(void *arg)
+{
+	struct ks_cut *cut = arg;
+	struct kstats *ks = cut->ks;
+	int cpu = smp_processor_id();
+	struct ks_cpu *c = per_cpu_ptr(ks->cpu, cpu);
+
+	/*
+	 * No task, softirq or hardirq sample is half-way here: this runs in
+	 * a task on @cpu (records never let their task be switched out),
+	 * with interrupts off. Only an NMI can land between two reads.
+	 */
+	local_irq_disable();
+	ks_copy_cpu(ks, cpu, cut->raw);
+	WRITE_ONCE(c->cut_min, min(c->cut_min, this_cpu_read(ks->cpu->min)));
+	WRITE_ONCE(c->cut_max, max(c->cut_max, this_cpu_read(ks->cpu->max)));
+	/* Folded before cleared; pairs with ks_snapshot_take()'s smp_rmb(). */
+	smp_wmb();
+	cut->min = this_cpu_xchg(ks->cpu->min, U64_MAX);
+	cut->max = this_cpu_xchg(ks->cpu->max, 0);
+	WRITE_ONCE(c->cut_min, min(c->cut_min, cut->min));
+	WRITE_ONCE(c->cut_max, max(c->cut_max, cut->max));
+	local_irq_enable();
+	return 0;
+}
+
+/* An offline CPU records nothing: its counters are read from here. */
+static void ks_cut_offline(struct ks_cut *cut, int cpu)
+{
+	struct ks_cpu *c = per_cpu_ptr(cut->ks->cpu, cpu);
+
+	ks_copy_cpu(cut->ks, cpu, cut->raw);
+	cut->min = c->min;
+	cut->max = c->max;
+	c->cut_min = min(c->cut_min, c->min);
+	c->cut_max = max(c->cut_max, c->max);
+	/* As in ks_cut_local(): folded before cleared. */
+	smp_wmb();
+	c->min = U64_MAX;
+	c->max = 0;
+}
+
+/* Appends the non-empty slots of @raw as the base row of @cpu. */
+static int ks_base_add_row(struct ks_base *base, unsigned int cpu,
+			   const struct ks_slot *raw, u32 n_slots)
+{
+	struct ks_base_row *row;
+	u32 slot, n = 0, i = 0;
+
+	for (slot = 0; slot < n_slots; slot++)
+		n += raw[slot].count || raw[slot].sum;
+	if (!n)
+		return 0;
+	if (base->n_rows == base->cap) {
+		unsigned int cap = base->cap ? 2 * base->cap : 4;
+		struct ks_base_row *rows;
+
+		rows = krealloc_array(base->rows, cap, sizeof(*rows), GFP_KERNEL);
+		if (!rows)
+			return -ENOMEM;
+		base->rows = rows;
+		base->cap = cap;
+	}
+	row = &base->rows[base->n_rows];
+	row->cpu = cpu;
+	row->n_cells = n;
+	row->cells = kvmalloc_array(n, sizeof(*row->cells), GFP_KERNEL);
+	if (!row->cells)
+		return -ENOMEM;
+	base->n_rows++;
+	for (slot = 0; slot < n_slots; slot++) {
+		if (!raw[slot].count && !raw[slot].sum)
+			continue;
+		row->cells[i].slot = slot;
+		row->cells[i].count = raw[slot].count;
+		row->cells[i].sum = raw[slot].sum;
+		i++;
+	}
+	return 0;
+}
+
+static void ks_base_release(struct ks_base *base)
+{
+	unsigned int i;
+
+	if (!base)
+		return;
+	for (i = 0; i < base->n_rows; i++)
+		kvfree(base->rows[i].cells);
+	kfree(base->rows);
+	kfree(base);
+}
+
+/**
+ * ks_base_free() - forget the counters of the last interval cut
+ * @ks: the histogram; its interval_lock held, or being freed
+ */
+void ks_base_free(struct kstats *ks)
+{
+	ks_base_release(ks->base);
+	ks->base = NULL;
+}
+
+/* Turns @raw, a CPU's counters now, into the interval since @old. */
+static void ks_base_subtract(struct ks_slot *raw, const struct ks_base_row *old)
+{
+	u32 i;
+
+	for (i = 0; old && i < old->n_cells; i++) {
+		struct ks_slot *s = &raw[old->cells[i].slot];
+
+		/* Counts only grow between cuts (reset drops the base). */
+		s->count -= min(s->count, old->cells[i].count);
+		s->sum -= min(s->sum, old->cells[i].sum);
+	}
+}
+
+/**
+ * ks_interval_take() - end the current interval and return its figures
+ * @ks: the histogram
+ *
+ * Each CPU's counters are read on that CPU, in a task with interrupts
+ * off, and compared with those of the previous cut; its interval bounds
+ * are taken and cleared there. A sample recorded in task, softirq or
+ * hardirq context is therefore in exactly one interval, with its count,
+ * sum and bounds; an NMI sample may have its count and sum in adjacent
+ * intervals. The cumulative counters are not changed.
+ * Memory: twice the non-empty slots of CPUs with samples, plus O(n_slots).
+ *
+ * Context: process context; sleeps (runs work on each online CPU).
+ * Return: the snapshot, or NULL when out of memory; the interval then
+ * goes on, nothing lost.
+ */
+struct ks_snapshot *ks_interval_take(struct kstats *ks)
+{
+	struct ks_base *old, *base;
+	struct ks_builder b;
+	struct ks_cut cut = { .ks = ks };
+	unsigned int i_old = 0;
+	long nmi;
+	int cpu, err = 0;
+
+	if (ks_builder_init(&b, ks))
+		return NULL;
+	base = kzalloc(sizeof(*base), GFP_KERNEL);
+	if (!base) {
+		ks_snapshot_free(b.snap);
+		ks_builder_free(&b);
 		return NULL;
 	}
-	snap->n_slots = ks->n_slots;
-	snap->frac_bits = ks->frac_bits;
-	snap->n_rows = nr_cpu_ids + 1;
-
+	cut.raw = b.raw;
+	mutex_lock(&ks->interval_lock);
+	old = ks->base;
+	b.snap->min = ks->carry_min;
+	b.snap->max = ks->carry_max;
+	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
-		const struct ks_slot *s = per_cpu_ptr(ks->slots, cpu);
-		u64 cum = 0;
+		const struct ks_base_row *prev = NULL;
 
-		for (slot = 0; slot < ks->n_slots; slot++) {
-			u64 count = READ_ONCE(s[slot].count);
-			u64 sum = READ_ONCE(s[slot].sum);
-			struct ks_cell *c = ks_cell(snap, cpu, slot);
-			struct ks_cell *t = ks_cell(snap, total_row, slot);
-
-			cum += count;
-			c->cum = cum;
-			if (count)
-				c->avg = ks_slot_avg(slot, ks->frac_bits,
-						     count, sum);
-			/* "cum" of the totals row holds counts until below. */
-			t->cum += count;
-			if (check_add_overflow(total_sum[slot], sum,
-					       &total_sum[slot]))
-				total_sum[slot] = U64_MAX;
-		}
+		if (!cpu_online(cpu) ||
+		    smp_call_on_cpu(cpu, ks_cut_local, &cut, false))
+			ks_cut_offline(&cut, cpu);
+		b.snap->min = min(b.snap->min, cut.min);
+		b.snap->max = max(b.snap->max, cut.max);
+		if (!err)
+			err = ks_base_add_row(base, cpu, cut.raw, ks->n_slots);
+		while (old && i_old < old->n_rows && old->rows[i_old].cpu < cpu)
+			i_old++;
+		if (old && i_old < old->n_rows && old->rows[i_old].cpu == cpu)
+			prev = &old->rows[i_old];
+		ks_base_subtract(cut.raw, prev);
+		if (!err)
+			err = ks_builder_add_row(&b, cpu);
+		cond_resched();
 	}
-
-	for (slot = 0; slot < ks->n_slots; slot++) {
-		struct ks_cell *t = ks_cell(snap, total_row, slot);
-		u64 count = t->cum;
-
-		if (count)
-			t->avg = ks_slot_avg(slot, ks->frac_bits, count,
-					     total_sum[slot]);
-		if (slot)
-			t->cum += ks_cell(snap, total_row, slot - 1)->cum;
+	cpus_read_unlock();
+	if (err) {
+		/* Keep the old base: the next cut counts these samples. */
+		ks->carry_min = b.snap->min;
+		ks->carry_max = b.snap->max;
+		mutex_unlock(&ks->interval_lock);
+		ks_base_release(base);
+		ks_snapshot_free(b.snap);
+		ks_builder_free(&b);
+		return NULL;
 	}
-	kvfree(total_sum);
-	return snap;
+	ks->base = base;
+	ks->carry_min = U64_MAX;
+	ks->carry_max = 0;
+	ks_builder_done(&b);
+	b.snap->missed = ks->missed ? ks->missed(ks->show_extra_arg) : 0;
+	b.snap->missed -= ks->last_missed;
+	ks->last_missed += b.snap->missed;
+	nmi = atomic_long_read(&ks->nmi_dropped);
+	b.snap->nmi_dropped = nmi - ks->last_nmi_dropped;
+	ks->last_nmi_dropped = nmi;
+	mutex_unlock(&ks->interval_lock);
+	ks_base_release(old);
+	ks_builder_free(&b);
+	return b.snap;
 }
 
 /**
  * ks_snapshot_free() - free a snapshot
- * @snap: from ks_snapshot_take(), or NULL
+ * @snap: from ks_snapshot_take() or ks_interval_take(), or NULL
  */
 void ks_snapshot_free(struct ks_snapshot *snap)
 {
+	unsigned int i;
+
 	if (!snap)
 		return;
-	kvfree(snap->cells);
+	for (i = 0; i < snap->n_rows; i++)
+		kvfree(snap->rows[i].cells);
+	kfree(snap->rows);
+	kvfree(snap->total);
 	kfree(snap);
+}
+
+/* ---------------------------------------------------------- percentiles */
+
+/**
+ * ks_rank() - nearest rank of a fraction of the samples
+ * @samples: number of samples, not 0
+ * @num: numerator of the fraction, at most @den
+ * @den: denominator, 1..10000
+ *
+ * Return: ceil(@samples * @num / @den), at least 1.
+ */
+u64 ks_rank(u64 samples, u32 num, u32 den)
+{
+	u32 rest;
+	u64 whole = div_u64_rem(samples, den, &rest);
+	u64 rank = whole * num + DIV_ROUND_UP(rest * num, den);
+
+	return rank ? rank : 1;
+}
+
+/**
+ * ks_percentile() - the nearest-rank percentile @num/@den of a snapshot
+ * @snap: the snapshot
+ * @num: numerator of the fraction, at most @den
+ * @den: denominator, 1..10000
+ * @p: the result
+ *
+ * The rank r is the smallest with r >= samples * num / den; the true
+ * value is the r-th smallest sample, and lies in the slot where the
+ * cumulative count first reaches r, and in [min, max]: so in [L, H],
+ * L = max(slot base, min), H = min(slot top, max). The slot's c samples
+ * are taken as spread evenly from L to H, and the r-th, the k-th of
+ * them, is estimated at L + floor((H - L) * (k - 1) / (c - 1)); a lone
+ * sample (c = 1) at H if H is the max, else at L. The estimate is thus
+ * always in [L, H], inside the slot, and |estimate - true| <= H - L.
+ *
+ * Return: 0, or -ENODATA when the snapshot has no samples.
+ */
+int ks_percentile(const struct ks_snapshot *snap, u32 num, u32 den,
+		  struct ks_pct *p)
+{
+	u8 fb = snap->frac_bits;
+	u32 lo_slot = 0, hi_slot = snap->n_slots - 1, slot;
+	u64 rank, below, count, base, top, lo, hi, rem;
+
+	if (!snap->samples)
+		return -ENODATA;
+	rank = ks_rank(snap->samples, num, den);
+	/* The first slot whose cumulative count reaches the rank. */
+	while (lo_slot < hi_slot) {
+		u32 mid = lo_slot + (hi_slot - lo_slot) / 2;
+
+		if (snap->total[mid].cum >= rank)
+			hi_slot = mid;
+		else
+			lo_slot = mid + 1;
+	}
+	slot = lo_slot;
+	below = slot ? snap->total[slot - 1].cum : 0;
+	count = snap->total[slot].cum - below;
+	base = ks_slot_base(slot, fb);
+	top = ks_slot_top(slot, fb);
+	/* Both the estimate and the true value lie in [lo, hi]. */
+	lo = max(base, snap->min);
+	hi = max(min(top, snap->max), lo);
+	p->slot = slot;
+	if (count > 1)
+		p->value = lo + ks_mul_div(hi - lo, rank - below - 1, count - 1,
+					   NULL);
+	else
+		p->value = hi == snap->max ? hi : lo;
+	p->err = hi - lo;
+	p->relerr_micro = 0;
+	if (p->err) {
+		p->relerr_micro = ks_mul_div(p->err, 1000000, lo, &rem);
+		p->relerr_micro += !!rem;
+	}
+	return 0;
 }

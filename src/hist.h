@@ -12,6 +12,7 @@
 
 #include <linux/bitops.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/kstats.h>
 
@@ -29,8 +30,23 @@ struct ks_slot {
 	u64 sum;
 };
 
+/*
+ * One CPU's counters. min and max cover the samples since the last
+ * interval cut (or reset); cut_min and cut_max everything before it, so
+ * the cumulative bounds are the min/max of both pairs. Empty: U64_MAX, 0.
+ */
+struct ks_cpu {
+	u64 min;
+	u64 max;
+	u64 cut_min;	/* written only by cuts and reset, on this CPU */
+	u64 cut_max;
+	struct ks_slot slot[];
+};
+
+struct ks_base;
+
 struct kstats {
-	struct ks_slot __percpu *slots;
+	struct ks_cpu __percpu *cpu;
 	u32 n_slots;
 	u8 frac_bits;
 	/* Cleared by "stop" and before freeing; read on every record. */
@@ -38,9 +54,18 @@ struct kstats {
 	/* Samples dropped because they came from NMI where that is unsafe. */
 	atomic_long_t nmi_dropped;
 	struct dentry *node;
+	struct dentry *interval_node;
 	/* Adds '#' lines to the node, e.g. a trace's missed counts. */
 	void (*show_extra)(struct seq_file *m, void *arg);
+	/* Samples the owner lost (e.g. a trace's misses); NULL: none. */
+	unsigned long (*missed)(void *arg);
 	void *show_extra_arg;
+	/* Interval cuts: serialized with each other and with reset. */
+	struct mutex interval_lock;
+	struct ks_base *base;		/* every CPU's counters at the last cut */
+	u64 carry_min, carry_max;	/* bounds taken by a cut that failed */
+	unsigned long last_missed;
+	long last_nmi_dropped;
 	struct list_head list;	/* on ks_list, under ks_lock */
 	char name[KSTATS_NAME_MAX + 1];
 };
@@ -56,10 +81,10 @@ static inline u32 ks_n_slots(u8 frac_bits)
 	return ((64 - frac_bits + 1) << frac_bits) + 1;
 }
 
-/* log2 of the width of the slots in @bucket. */
+/* log2 of the width of the slots in @bucket; branch-free, like below. */
 static __always_inline u32 ks_width_shift(u32 bucket)
 {
-	return bucket ? bucket - 1 : 0;
+	return bucket - (bucket != 0);
 }
 
 /* How far offsets in a slot of @width_shift are shifted before summing. */
@@ -74,18 +99,18 @@ static __always_inline u32 ks_sum_shift(u32 width_shift)
  * @frac_bits: 0..5
  * @n_slots: ks_n_slots(@frac_bits)
  *
- * Context: any; no calls, no division.
+ * Context: any; no calls, no division, no branch (record's hot path:
+ * under QEMU's TCG every branch ends a translation block).
  * Return: the slot whose range holds @value, at most @n_slots - 1.
  */
 static __always_inline u32 ks_slot_of(u64 value, u8 frac_bits, u32 n_slots)
 {
 	u32 bucket = fls64(value >> frac_bits);
-	u32 slot;
+	/* Bucket 0 (value < 2^frac_bits): shift 0 gives slot = value. */
+	u32 slot = (bucket << frac_bits) |
+		   ((u32)(value >> ks_width_shift(bucket)) &
+		    ((1U << frac_bits) - 1));
 
-	if (!bucket)
-		return (u32)value;
-	slot = (bucket << frac_bits) |
-	       ((u32)(value >> (bucket - 1)) & ((1U << frac_bits) - 1));
 	return slot < n_slots - 1 ? slot : n_slots - 1;
 }
 
@@ -102,51 +127,100 @@ static inline u64 ks_slot_base(u32 slot, u8 frac_bits)
 	return bucket ? lead << (bucket - 1) : slot;
 }
 
-/* Per-slot figures of one row (a CPU, or all of them) of a snapshot. */
+/* log2 of the width of @slot; the width is 1 << this. */
+static inline u32 ks_slot_width_shift(u32 slot, u8 frac_bits)
+{
+	return ks_width_shift(slot >> frac_bits);
+}
+
+/* Largest value that lands in @slot (a reachable one). */
+static inline u64 ks_slot_top(u32 slot, u8 frac_bits)
+{
+	return ks_slot_base(slot, frac_bits) +
+	       ((1ULL << ks_slot_width_shift(slot, frac_bits)) - 1);
+}
+
+/* One non-empty slot of one CPU in a snapshot. */
 struct ks_cell {
-	u64 cum;	/* samples in this row up to and including this slot */
+	u32 slot;
+	u64 cum;	/* this CPU's samples up to and including this slot */
 	u64 avg;	/* average of the slot's samples, inside its range */
 };
 
+/* The non-empty slots of one CPU with samples, in slot order. */
+struct ks_row {
+	unsigned int cpu;
+	u32 n_cells;
+	struct ks_cell *cells;
+};
+
+/* A slot's figures over all CPUs. */
+struct ks_total {
+	u64 cum;	/* samples of all CPUs up to and including this slot */
+	u64 avg;
+};
+
 /*
- * A private copy of every CPU's counters, from which one read of a node
- * computes all its figures. Row nr_cpu_ids holds the totals.
+ * A private copy of a histogram, from which one read of a node computes
+ * all its figures: one row per CPU with samples, holding only its
+ * non-empty slots, and the totals of every slot. min, max and mean are
+ * valid when samples is not 0.
  */
 struct ks_snapshot {
 	u32 n_slots;
 	u8 frac_bits;
 	unsigned int n_rows;
-	struct ks_cell *cells;	/* [row * n_slots + slot] */
+	struct ks_row *rows;	/* by ascending CPU */
+	struct ks_total *total;	/* [n_slots] */
+	u64 samples;
+	u64 min, max, mean;
+	unsigned long missed;
+	long nmi_dropped;
+};
+
+/*
+ * A percentile: the slot holding its rank, the estimate, and how far the
+ * true value can be from it: |value - true| <= err, and
+ * |value - true| <= true * relerr_micro / 10^6.
+ */
+struct ks_pct {
+	u32 slot;
+	u64 value;
+	u64 err;
+	u64 relerr_micro;
 };
 
 struct seq_file;
 
 struct kstats *ks_create(const char *name, u8 frac_bits,
 			 void (*show_extra)(struct seq_file *m, void *arg),
-			 void *arg);
+			 unsigned long (*missed)(void *arg), void *arg);
 void kstats_reset(struct kstats *ks);
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks);
+struct ks_snapshot *ks_interval_take(struct kstats *ks);
 void ks_snapshot_free(struct ks_snapshot *snap);
+void ks_base_free(struct kstats *ks);
 u64 ks_slot_avg(u32 slot, u8 frac_bits, u64 count, u64 sum);
+u64 ks_mul_div(u64 a, u64 b, u64 c, u64 *rem);
+u64 ks_rank(u64 samples, u32 num, u32 den);
+int ks_percentile(const struct ks_snapshot *snap, u32 num, u32 den,
+		  struct ks_pct *p);
 
-static inline struct ks_cell *ks_cell(const struct ks_snapshot *snap,
-				      unsigned int row, u32 slot)
+/* Samples of all CPUs in @slot. */
+static inline u64 ks_total_count(const struct ks_snapshot *snap, u32 slot)
 {
-	return &snap->cells[(size_t)row * snap->n_slots + slot];
+	return snap->total[slot].cum - (slot ? snap->total[slot - 1].cum : 0);
 }
 
-/* Samples of @row in @slot. */
-static inline u64 ks_cell_count(const struct ks_snapshot *snap,
-				unsigned int row, u32 slot)
+/* Samples of row @row in its cell @i. */
+static inline u64 ks_row_count(const struct ks_row *row, u32 i)
 {
-	u64 below = slot ? ks_cell(snap, row, slot - 1)->cum : 0;
-
-	return ks_cell(snap, row, slot)->cum - below;
+	return row->cells[i].cum - (i ? row->cells[i - 1].cum : 0);
 }
 
-static inline u64 ks_row_total(const struct ks_snapshot *snap, unsigned int row)
+static inline u64 ks_row_total(const struct ks_row *row)
 {
-	return ks_cell(snap, row, snap->n_slots - 1)->cum;
+	return row->cells[row->n_cells - 1].cum;
 }
 
 #endif /* _KSTATS_HIST_H */

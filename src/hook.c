@@ -685,6 +685,12 @@ static unsigned long ks_trace_missed(struct ks_trace *t)
 	return missed;
 }
 
+/* ks_trace_missed() as the nodes' "missed" callback. */
+static unsigned long ks_trace_missed_cb(void *arg)
+{
+	return ks_trace_missed(arg);
+}
+
 /* The '#' line of a trace's nodes: the missed count and its causes. */
 static void ks_trace_show_missed(struct seq_file *m, void *arg)
 {
@@ -771,7 +777,8 @@ static struct kstats *ks_trace_node(struct ks_trace *t, const char *prefix)
 	struct kstats *ks;
 
 	snprintf(name, sizeof(name), "%s%s", prefix, t->req.name);
-	ks = ks_create(name, t->req.bits, ks_trace_show_missed, t);
+	ks = ks_create(name, t->req.bits, ks_trace_show_missed,
+		       ks_trace_missed_cb, t);
 	return ks;
 }
 

@@ -10,6 +10,7 @@
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
 
 #include "hist.h"
@@ -80,7 +81,7 @@ static void ks_test_slot_random(struct kunit *test)
 
 static struct kstats *ks_test_new(struct kunit *test, const char *name, u8 fb)
 {
-	struct kstats *ks = ks_create(name, fb, NULL, NULL);
+	struct kstats *ks = ks_create(name, fb, NULL, NULL, NULL);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ks));
 	return ks;
@@ -102,7 +103,6 @@ static void ks_test_avg_in_range(struct kunit *test)
 	};
 	struct kstats *ks = ks_test_new(test, "kunit_avg", 3);
 	struct ks_snapshot *snap;
-	unsigned int row;
 	u32 slot;
 	int i, j;
 
@@ -112,20 +112,20 @@ static void ks_test_avg_in_range(struct kunit *test)
 			kstats_record(ks, values[i]);
 	snap = ks_snapshot_take(ks);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
-	row = snap->n_rows - 1;
-	KUNIT_EXPECT_EQ(test, ks_row_total(snap, row), 10000 * ARRAY_SIZE(values));
+	KUNIT_EXPECT_EQ(test, snap->samples, 10000 * ARRAY_SIZE(values));
+	KUNIT_EXPECT_EQ(test, snap->min, 0);
+	KUNIT_EXPECT_EQ(test, snap->max, U64_MAX);
 	for (slot = 0; slot < snap->n_slots; slot++) {
-		if (!ks_cell_count(snap, row, slot))
+		if (!ks_total_count(snap, slot))
 			continue;
-		KUNIT_EXPECT_GE(test, ks_cell(snap, row, slot)->avg,
-				ks_slot_base(slot, 3));
-		KUNIT_EXPECT_LE(test, ks_cell(snap, row, slot)->avg,
+		KUNIT_EXPECT_GE(test, snap->total[slot].avg, ks_slot_base(slot, 3));
+		KUNIT_EXPECT_LE(test, snap->total[slot].avg,
 				ks_test_slot_max(slot, 3));
 	}
 	/* Exact while a slot is at most 2^20 wide. */
-	KUNIT_EXPECT_EQ(test, ks_cell(snap, row, ks_slot_of(1000000, 3, 497))->avg,
+	KUNIT_EXPECT_EQ(test, snap->total[ks_slot_of(1000000, 3, 497)].avg,
 			1000000);
-	KUNIT_EXPECT_EQ(test, ks_cell(snap, row, 55)->avg, (480 + 511) / 2);
+	KUNIT_EXPECT_EQ(test, snap->total[55].avg, (480 + 511) / 2);
 	ks_snapshot_free(snap);
 	kstats_delete(ks);
 }
@@ -163,29 +163,51 @@ static const char *ks_test_show(struct ks_test_out *o,
 	return o->buf;
 }
 
-/* A snapshot of one CPU plus totals, with the given counts per slot. */
+/*
+ * A hand-made snapshot: CPU 0 alone, with @count[slot] samples per slot,
+ * every average at the slot's base; min and max at the first and last
+ * non-empty slots' ends.
+ */
 static struct ks_snapshot *ks_test_snap(struct kunit *test, u8 fb,
 					const u64 *count, u32 n)
 {
 	struct ks_snapshot *snap = kunit_kzalloc(test, sizeof(*snap), GFP_KERNEL);
-	unsigned int row;
-	u32 slot;
+	struct ks_row *row = kunit_kzalloc(test, sizeof(*row), GFP_KERNEL);
+	u32 slot, cells = 0, first = U32_MAX, last = 0;
+	u64 cum = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_ASSERT_NOT_NULL(test, row);
 	snap->frac_bits = fb;
 	snap->n_slots = ks_n_slots(fb);
-	snap->n_rows = nr_cpu_ids + 1;
-	snap->cells = kunit_kcalloc(test, (size_t)snap->n_rows * snap->n_slots,
-				    sizeof(*snap->cells), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, snap->cells);
-	for (row = 0; row < snap->n_rows; row += snap->n_rows - 1) {
-		u64 cum = 0;
+	snap->total = kunit_kcalloc(test, snap->n_slots, sizeof(*snap->total),
+				    GFP_KERNEL);
+	row->cells = kunit_kcalloc(test, n, sizeof(*row->cells), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, snap->total);
+	KUNIT_ASSERT_NOT_NULL(test, row->cells);
+	for (slot = 0; slot < snap->n_slots; slot++) {
+		u64 c = slot < n ? count[slot] : 0;
 
-		for (slot = 0; slot < snap->n_slots; slot++) {
-			cum += slot < n ? count[slot] : 0;
-			ks_cell(snap, row, slot)->cum = cum;
-			ks_cell(snap, row, slot)->avg = ks_slot_base(slot, fb);
-		}
+		cum += c;
+		snap->total[slot].cum = cum;
+		snap->total[slot].avg = ks_slot_base(slot, fb);
+		if (!c)
+			continue;
+		row->cells[cells].slot = slot;
+		row->cells[cells].cum = cum;
+		row->cells[cells].avg = ks_slot_base(slot, fb);
+		cells++;
+		if (first == U32_MAX)
+			first = slot;
+		last = slot;
+	}
+	row->n_cells = cells;
+	snap->rows = row;
+	snap->n_rows = cells ? 1 : 0;
+	snap->samples = cum;
+	if (cum) {
+		snap->min = ks_slot_base(first, fb);
+		snap->max = ks_test_slot_max(last, fb);
 	}
 	return snap;
 }
@@ -243,27 +265,30 @@ static void ks_test_output_single_max(struct kunit *test)
 	u32 slot, seen = 0;
 	char want[96];
 
-	/* Empty: no slot has samples. */
+	/* Empty: no slot has samples, no row. */
 	snap = ks_snapshot_take(ks);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
-	KUNIT_EXPECT_EQ(test, ks_row_total(snap, snap->n_rows - 1), 0);
+	KUNIT_EXPECT_EQ(test, snap->samples, 0);
+	KUNIT_EXPECT_EQ(test, snap->n_rows, 0);
 	ks_snapshot_free(snap);
 
 	kstats_record(ks, U64_MAX);
 	snap = ks_snapshot_take(ks);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	for (slot = 0; slot < snap->n_slots; slot++)
-		if (ks_cell_count(snap, snap->n_rows - 1, slot))
+		if (ks_total_count(snap, slot))
 			seen = slot;
 	KUNIT_EXPECT_EQ(test, seen, 495);
-	KUNIT_EXPECT_EQ(test, ks_row_total(snap, snap->n_rows - 1), 1);
+	KUNIT_EXPECT_EQ(test, snap->samples, 1);
+	KUNIT_EXPECT_EQ(test, snap->n_rows, 1);
+	KUNIT_EXPECT_EQ(test, snap->min, U64_MAX);
+	KUNIT_EXPECT_EQ(test, snap->mean, U64_MAX);
 	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	snprintf(want, sizeof(want), "slot 495 CPUS %-4u count        1 avg %llu p 1.000000\n",
-		 nr_cpu_ids, ks_cell(snap, snap->n_rows - 1, 495)->avg);
+		 nr_cpu_ids, snap->total[495].avg);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(ks_test_show(o, snap, 495), want));
-	KUNIT_EXPECT_GE(test, ks_cell(snap, snap->n_rows - 1, 495)->avg,
-			ks_slot_base(495, 3));
+	KUNIT_EXPECT_GE(test, snap->total[495].avg, ks_slot_base(495, 3));
 	ks_snapshot_free(snap);
 	kstats_delete(ks);
 }
@@ -393,29 +418,29 @@ static void ks_test_api_misuse(struct kunit *test)
 	kstats_record(NULL, 1);
 	kstats_delete(NULL);
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_dup", 0));
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit_dup", 0, NULL, NULL)), -EEXIST);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit_dup", 0, NULL, NULL, NULL)), -EEXIST);
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 6));
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 255));
 	KUNIT_EXPECT_NULL(test, kstats_new(NULL, 3));
 	/* kstats' own rules refuse these, before debugfs would. */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create(NULL, 3, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("", 3, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a/b", 3, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a b", 3, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a\tb", 3, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("caf\xc3\xa9", 3, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("..", 3, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("_x", 3, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("ok", 6, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create(NULL, 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a/b", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a b", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a\tb", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("caf\xc3\xa9", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("..", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("_x", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("ok", 6, NULL, NULL, NULL)), -EINVAL);
 	memset(name, 'n', sizeof(name));
 	name[KSTATS_NAME_MAX + 1] = '\0';
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create(name, 3, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create(name, 3, NULL, NULL, NULL)), -EINVAL);
 	name[KSTATS_NAME_MAX] = '\0';
 	other = kstats_new(name, 3);
 	KUNIT_EXPECT_NOT_NULL(test, other);
 	kstats_delete(other);
 	kstats_delete(ks);
-	kstats_delete(ks_create("kunit_dup_gone", 0, NULL, NULL));
+	kstats_delete(ks_create("kunit_dup_gone", 0, NULL, NULL, NULL));
 	/* The name is free again once deleted. */
 	other = kstats_new("kunit_dup_gone", 0);
 	KUNIT_EXPECT_NOT_NULL(test, other);
@@ -449,8 +474,8 @@ static u64 ks_test_count_in(struct kstats *ks, u64 value)
 	u64 n = 0;
 
 	if (snap) {
-		n = ks_cell_count(snap, snap->n_rows - 1,
-				  ks_slot_of(value, ks->frac_bits, ks->n_slots));
+		n = ks_total_count(snap, ks_slot_of(value, ks->frac_bits,
+						    ks->n_slots));
 		ks_snapshot_free(snap);
 	}
 	return n;
@@ -513,11 +538,348 @@ static void ks_test_reset_stop(struct kunit *test)
 	kstats_delete(ks);
 }
 
+/* ---------------------------------------------------------- percentiles */
+
+struct ks_pct_want {
+	u32 num, den, slot;
+	u64 value, err;
+};
+
+static void ks_expect_pcts(struct kunit *test, const char *what,
+			   const struct ks_snapshot *snap,
+			   const struct ks_pct_want *w, int n)
+{
+	struct ks_pct p;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, ks_percentile(snap, w[i].num, w[i].den, &p),
+				    0, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, p.slot, w[i].slot, "%s %u/%u", what,
+				    w[i].num, w[i].den);
+		KUNIT_EXPECT_EQ_MSG(test, p.value, w[i].value, "%s %u/%u", what,
+				    w[i].num, w[i].den);
+		KUNIT_EXPECT_EQ_MSG(test, p.err, w[i].err, "%s %u/%u", what,
+				    w[i].num, w[i].den);
+	}
+}
+
+static void ks_test_percentile_hand(struct kunit *test)
+{
+	static u64 counts[497];
+	struct ks_snapshot *snap;
+	struct ks_pct p;
+
+	/* Empty. */
+	memset(counts, 0, sizeof(counts));
+	snap = ks_test_snap(test, 3, counts, ARRAY_SIZE(counts));
+	KUNIT_EXPECT_EQ(test, ks_percentile(snap, 1, 2, &p), -ENODATA);
+
+	/* One sample, 500, in slot 55 (480..511): every percentile is it. */
+	counts[55] = 1;
+	snap = ks_test_snap(test, 3, counts, ARRAY_SIZE(counts));
+	snap->min = 500;
+	snap->max = 500;
+	{
+		const struct ks_pct_want w[] = {
+			{ 1, 2, 55, 500, 0 }, { 9999, 10000, 55, 500, 0 },
+			{ 1, 1, 55, 500, 0 },
+		};
+		ks_expect_pcts(test, "one sample", snap, w, ARRAY_SIZE(w));
+	}
+
+	/*
+	 * 100 samples in slot 55, min 480, max 511: the k-th is at
+	 * 480 + 31 * (k - 1) / 99, by hand: 495, 507, 510, 511, 511.
+	 */
+	counts[55] = 100;
+	snap = ks_test_snap(test, 3, counts, ARRAY_SIZE(counts));
+	{
+		const struct ks_pct_want w[] = {
+			{ 1, 2, 55, 495, 31 }, { 9, 10, 55, 507, 31 },
+			{ 99, 100, 55, 510, 31 }, { 999, 1000, 55, 511, 31 },
+			{ 9999, 10000, 55, 511, 31 }, { 1, 100, 55, 480, 31 },
+		};
+		ks_expect_pcts(test, "one slot", snap, w, ARRAY_SIZE(w));
+	}
+	KUNIT_ASSERT_EQ(test, ks_percentile(snap, 1, 2, &p), 0);
+	/* ceil(31 / 480 * 10^6) */
+	KUNIT_EXPECT_EQ(test, p.relerr_micro, 64584);
+
+	/* Two slots: 8 (exact, width 1) and one sample at the max, 511. */
+	counts[55] = 1;
+	counts[8] = 1;
+	snap = ks_test_snap(test, 3, counts, ARRAY_SIZE(counts));
+	{
+		const struct ks_pct_want w[] = {
+			{ 1, 2, 8, 8, 0 }, { 9, 10, 55, 511, 31 },
+			{ 9999, 10000, 55, 511, 31 },
+		};
+		ks_expect_pcts(test, "two slots", snap, w, ARRAY_SIZE(w));
+	}
+	KUNIT_ASSERT_EQ(test, ks_percentile(snap, 1, 2, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.relerr_micro, 0);
+
+	/* Samples at 0. */
+	memset(counts, 0, sizeof(counts));
+	counts[0] = 3;
+	snap = ks_test_snap(test, 3, counts, ARRAY_SIZE(counts));
+	{
+		const struct ks_pct_want w[] = {
+			{ 1, 2, 0, 0, 0 }, { 9999, 10000, 0, 0, 0 },
+		};
+		ks_expect_pcts(test, "zeros", snap, w, ARRAY_SIZE(w));
+	}
+
+	/* Samples at U64_MAX, in slot 495 of 497. */
+	memset(counts, 0, sizeof(counts));
+	counts[495] = 2;
+	snap = ks_test_snap(test, 3, counts, ARRAY_SIZE(counts));
+	snap->min = U64_MAX;
+	snap->max = U64_MAX;
+	{
+		const struct ks_pct_want w[] = {
+			{ 1, 2, 495, U64_MAX, 0 }, { 9999, 10000, 495, U64_MAX, 0 },
+		};
+		ks_expect_pcts(test, "U64_MAX", snap, w, ARRAY_SIZE(w));
+	}
+
+	/* 2^45 samples in slot 100 (24576..26623), by Python's integers. */
+	memset(counts, 0, sizeof(counts));
+	counts[100] = 1ULL << 45;
+	snap = ks_test_snap(test, 3, counts, ARRAY_SIZE(counts));
+	{
+		const struct ks_pct_want w[] = {
+			{ 1, 2, 100, 25599, 2047 }, { 9999, 10000, 100, 26622, 2047 },
+		};
+		ks_expect_pcts(test, "2^45 samples", snap, w, ARRAY_SIZE(w));
+	}
+
+	/* Above 2^44 in total, over two exact slots (frac_bits 1). */
+	memset(counts, 0, sizeof(counts));
+	counts[0] = 1ULL << 50;
+	counts[1] = 3ULL << 50;
+	snap = ks_test_snap(test, 1, counts, ARRAY_SIZE(counts));
+	{
+		const struct ks_pct_want w[] = {
+			{ 1, 4, 0, 0, 0 }, { 1, 2, 1, 1, 0 },
+			{ 9999, 10000, 1, 1, 0 },
+		};
+		ks_expect_pcts(test, "2^52 samples", snap, w, ARRAY_SIZE(w));
+	}
+	KUNIT_EXPECT_EQ(test, ks_rank(1ULL << 52, 9999, 10000), 4503149267407759ULL);
+	KUNIT_EXPECT_EQ(test, ks_rank(1, 1, 2), 1);
+	KUNIT_EXPECT_EQ(test, ks_rank(10, 9, 10), 9);
+	KUNIT_EXPECT_EQ(test, ks_rank(11, 9, 10), 10);
+	KUNIT_EXPECT_EQ(test, ks_rank(U64_MAX, 1, 1), U64_MAX);
+	KUNIT_EXPECT_EQ(test, ks_mul_div(U64_MAX, U64_MAX - 1, U64_MAX, NULL),
+			U64_MAX - 1);
+	KUNIT_EXPECT_EQ(test, ks_mul_div(1ULL << 63, 3, 4, NULL), 3ULL << 61);
+}
+
+static int ks_test_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define KS_TEST_N	2000
+
+/*
+ * Random samples: every estimate lies in its slot and within the
+ * stated bounds of the true nearest-rank value; min, max, mean exact.
+ */
+static void ks_test_percentile_random(struct kunit *test)
+{
+	u64 *v = kunit_kcalloc(test, KS_TEST_N, sizeof(*v), GFP_KERNEL);
+	struct ks_snapshot *snap;
+	struct kstats *ks;
+	struct ks_pct p;
+	u32 num, i;
+	u64 sum;
+	u8 fb;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	for (fb = 0; fb <= KSTATS_FRAC_BITS_MAX; fb++) {
+		ks = ks_test_new(test, "kunit_pct", fb);
+		sum = 0;
+		for (i = 0; i < KS_TEST_N; i++) {
+			/* Below 2^24, where sums, hence the mean, are exact. */
+			v[i] = get_random_u32() >> (8 + get_random_u32() % 24);
+			if (i % 7 == 0 && i)
+				v[i] = v[i - 1];
+			sum += v[i];
+			kstats_record(ks, v[i]);
+		}
+		sort(v, KS_TEST_N, sizeof(*v), ks_test_cmp_u64, NULL);
+		snap = ks_snapshot_take(ks);
+		KUNIT_ASSERT_NOT_NULL(test, snap);
+		KUNIT_EXPECT_EQ(test, snap->samples, KS_TEST_N);
+		KUNIT_EXPECT_EQ(test, snap->min, v[0]);
+		KUNIT_EXPECT_EQ(test, snap->max, v[KS_TEST_N - 1]);
+		KUNIT_EXPECT_EQ(test, snap->mean, div_u64(sum, KS_TEST_N));
+		for (num = 1; num <= 1000; num++) {
+			u64 t = v[ks_rank(KS_TEST_N, num, 1000) - 1];
+			u64 d;
+
+			KUNIT_ASSERT_EQ(test, ks_percentile(snap, num, 1000, &p), 0);
+			d = p.value > t ? p.value - t : t - p.value;
+			KUNIT_EXPECT_EQ_MSG(test, p.slot, ks_slot_of(t, fb, snap->n_slots),
+					    "fb %u q %u/1000", fb, num);
+			KUNIT_EXPECT_GE(test, p.value, ks_slot_base(p.slot, fb));
+			KUNIT_EXPECT_LE(test, p.value, ks_test_slot_max(p.slot, fb));
+			KUNIT_EXPECT_LE(test, d, p.err);
+			KUNIT_EXPECT_LE(test, p.err,
+					ks_test_slot_max(p.slot, fb) - ks_slot_base(p.slot, fb));
+			/* d / t <= relerr, and relerr <= 2^-fb (rounded up). */
+			KUNIT_EXPECT_LE(test, d * 1000000, p.relerr_micro * t);
+			KUNIT_EXPECT_LE(test, p.relerr_micro, (1000000 >> fb) + 1);
+		}
+		ks_snapshot_free(snap);
+		kstats_delete(ks);
+	}
+}
+
+/* ------------------------------------------------ min/max under hardirq */
+
+struct ks_mm {
+	struct hrtimer timer;
+	struct kstats *ks;
+	int cpu;
+	u64 cur_min, cur_max;	/* the task's latest values */
+	u64 irq_min, irq_max;	/* the extremes the timer recorded */
+	unsigned long fired, fired_here;
+};
+
+static enum hrtimer_restart ks_test_mm_fn(struct hrtimer *t)
+{
+	struct ks_mm *mm = container_of(t, struct ks_mm, timer);
+	u64 lo = READ_ONCE(mm->cur_min) - 1, hi = READ_ONCE(mm->cur_max) + 1;
+
+	/* Just past the task's latest values, so both keep writing. */
+	kstats_record(mm->ks, lo);
+	kstats_record(mm->ks, hi);
+	WRITE_ONCE(mm->irq_min, min(mm->irq_min, lo));
+	WRITE_ONCE(mm->irq_max, max(mm->irq_max, hi));
+	mm->fired++;
+	mm->fired_here += smp_processor_id() == mm->cpu;
+	hrtimer_forward_now(t, ns_to_ktime(20000));
+	return HRTIMER_RESTART;
+}
+
+/*
+ * A task records a new min and a new max at every step while a HARD
+ * hrtimer on the same CPU records values just beyond them. After each
+ * step this CPU's bounds must hold everything recorded so far: a
+ * read-compare-write that the timer interrupted would put back the
+ * task's value over the timer's. At the end they must be exact.
+ */
+static void ks_test_minmax_hardirq(struct kunit *test)
+{
+	struct ks_mm *mm = kunit_kzalloc(test, sizeof(*mm), GFP_KERNEL);
+	unsigned long bad = 0, i;
+	struct ks_cpu *c;
+	u64 t_min, t_max;
+
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	mm->ks = ks_test_new(test, "kunit_mm", 3);
+	mm->cur_min = 1ULL << 40;
+	mm->cur_max = 1ULL << 40;
+	mm->irq_min = U64_MAX;
+	hrtimer_init(&mm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	mm->timer.function = ks_test_mm_fn;
+	mm->cpu = get_cpu();
+	c = per_cpu_ptr(mm->ks->cpu, mm->cpu);
+	hrtimer_start(&mm->timer, ns_to_ktime(20000), HRTIMER_MODE_REL_PINNED_HARD);
+	for (i = 0; i < 200000 && (i < 1000 || mm->fired_here < 50); i++) {
+		u64 lo = READ_ONCE(mm->cur_min) - 3, hi = READ_ONCE(mm->cur_max) + 3;
+
+		WRITE_ONCE(mm->cur_min, lo);
+		WRITE_ONCE(mm->cur_max, hi);
+		kstats_record(mm->ks, lo);
+		kstats_record(mm->ks, hi);
+		/*
+		 * What the timer recorded before this point must be in the
+		 * bounds; it may record more (lower, higher) just after.
+		 */
+		t_min = min(lo, READ_ONCE(mm->irq_min));
+		t_max = max(hi, READ_ONCE(mm->irq_max));
+		barrier();
+		bad += READ_ONCE(c->min) > t_min || READ_ONCE(c->max) < t_max;
+	}
+	put_cpu();
+	hrtimer_cancel(&mm->timer);
+	KUNIT_EXPECT_EQ(test, c->min, min(mm->cur_min, mm->irq_min));
+	KUNIT_EXPECT_EQ(test, c->max, max(mm->cur_max, mm->irq_max));
+	KUNIT_EXPECT_GE(test, mm->fired_here, 50);
+	KUNIT_EXPECT_EQ(test, mm->fired_here, mm->fired);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	kstats_delete(mm->ks);
+}
+
+/* ------------------------------------------------------------ intervals */
+
+static void ks_test_interval(struct kunit *test)
+{
+	struct kstats *ks = ks_test_new(test, "kunit_iv", 3);
+	struct ks_snapshot *snap;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		kstats_record(ks, 100 + i);
+	snap = ks_interval_take(ks);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_EQ(test, snap->samples, 10);
+	KUNIT_EXPECT_EQ(test, snap->min, 100);
+	KUNIT_EXPECT_EQ(test, snap->max, 109);
+	KUNIT_EXPECT_EQ(test, snap->mean, 104);
+	ks_snapshot_free(snap);
+
+	kstats_record(ks, 7);
+	kstats_record(ks, 7000);
+	snap = ks_interval_take(ks);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_EQ(test, snap->samples, 2);
+	KUNIT_EXPECT_EQ(test, snap->min, 7);
+	KUNIT_EXPECT_EQ(test, snap->max, 7000);
+	KUNIT_EXPECT_EQ(test, ks_total_count(snap, ks_slot_of(100, 3, 497)), 0);
+	ks_snapshot_free(snap);
+
+	snap = ks_interval_take(ks);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_EQ(test, snap->samples, 0);
+	ks_snapshot_free(snap);
+
+	/* The cumulative counters saw everything. */
+	snap = ks_snapshot_take(ks);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_EQ(test, snap->samples, 12);
+	KUNIT_EXPECT_EQ(test, snap->min, 7);
+	KUNIT_EXPECT_EQ(test, snap->max, 7000);
+	ks_snapshot_free(snap);
+
+	/* Reset ends the interval too. */
+	kstats_record(ks, 5);
+	kstats_reset(ks);
+	kstats_record(ks, 9);
+	snap = ks_interval_take(ks);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_EQ(test, snap->samples, 1);
+	KUNIT_EXPECT_EQ(test, snap->min, 9);
+	ks_snapshot_free(snap);
+	kstats_delete(ks);
+}
+
 static struct kunit_case ks_hist_cases[] = {
 	KUNIT_CASE(ks_test_slot_boundaries),
 	KUNIT_CASE(ks_test_slot_random),
 	KUNIT_CASE(ks_test_avg_in_range),
 	KUNIT_CASE(ks_test_avg_clamped),
+	KUNIT_CASE(ks_test_percentile_hand),
+	KUNIT_CASE(ks_test_percentile_random),
+	KUNIT_CASE(ks_test_minmax_hardirq),
+	KUNIT_CASE(ks_test_interval),
 	{}
 };
 

@@ -7,6 +7,7 @@
  */
 #include <linux/export.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -61,7 +62,10 @@ static const char *ks_name_problem(const char *name)
  * @frac_bits: as for kstats_new()
  * @show_extra: prints '#' lines in the node (e.g. a trace's missed
  *              counts) while a read is in progress, or NULL
- * @arg: passed to @show_extra; must outlive the histogram
+ * @missed: returns how many samples the owner lost (a trace's misses),
+ *          shown as "missed" in the node; NULL for none. Called during
+ *          reads, in process context.
+ * @arg: passed to @show_extra and @missed; must outlive the histogram
  *
  * Context: process context; may sleep.
  * Return: the histogram; ERR_PTR(-EINVAL) for a bad name or frac_bits,
@@ -69,11 +73,11 @@ static const char *ks_name_problem(const char *name)
  */
 struct kstats *ks_create(const char *name, u8 frac_bits,
 			 void (*show_extra)(struct seq_file *m, void *arg),
-			 void *arg)
+			 unsigned long (*missed)(void *arg), void *arg)
 {
 	const char *problem;
 	struct kstats *ks;
-	int err;
+	int err, cpu;
 
 	might_sleep();
 	problem = ks_name_problem(name);
@@ -94,12 +98,20 @@ struct kstats *ks_create(const char *name, u8 frac_bits,
 	ks->n_slots = ks_n_slots(frac_bits);
 	ks->active = true;
 	ks->show_extra = show_extra;
+	ks->missed = missed;
 	ks->show_extra_arg = arg;
+	mutex_init(&ks->interval_lock);
+	ks->carry_min = U64_MAX;
 	strscpy(ks->name, name, sizeof(ks->name));
-	ks->slots = __alloc_percpu(ks->n_slots * sizeof(struct ks_slot),
-				   __alignof__(struct ks_slot));
-	if (!ks->slots)
+	ks->cpu = __alloc_percpu(struct_size(ks->cpu, slot, ks->n_slots),
+				 __alignof__(struct ks_cpu));
+	if (!ks->cpu)
 		goto err_free_ks;
+	/* No CPU records before the histogram is published. */
+	for_each_possible_cpu(cpu) {
+		per_cpu_ptr(ks->cpu, cpu)->min = U64_MAX;
+		per_cpu_ptr(ks->cpu, cpu)->cut_min = U64_MAX;
+	}
 
 	mutex_lock(&ks_lock);
 	if (ks_find(name)) {
@@ -120,7 +132,7 @@ struct kstats *ks_create(const char *name, u8 frac_bits,
 	return ks;
 
 err_free_slots:
-	free_percpu(ks->slots);
+	free_percpu(ks->cpu);
 	kfree(ks);
 	return ERR_PTR(err);
 err_free_ks:
@@ -145,7 +157,7 @@ err_nomem:
  */
 struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
-	struct kstats *ks = ks_create(name, frac_bits, NULL, NULL);
+	struct kstats *ks = ks_create(name, frac_bits, NULL, NULL, NULL);
 
 	return IS_ERR(ks) ? NULL : ks;
 }
@@ -169,7 +181,8 @@ static void ks_unpublish(struct kstats *ks)
 
 static void ks_free(struct kstats *ks)
 {
-	free_percpu(ks->slots);
+	ks_base_free(ks);
+	free_percpu(ks->cpu);
 	kfree(ks);
 }
 

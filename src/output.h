@@ -17,6 +17,8 @@ void ks_output_exit(void);
 int ks_node_create(struct kstats *ks);
 void ks_node_remove(struct kstats *ks);
 void ks_show_slot(struct seq_file *m, const struct ks_snapshot *snap, u32 slot);
+void ks_show_summary(struct seq_file *m, const char *name, bool active,
+		     const struct ks_snapshot *snap);
 int ks_parse_node_cmd(const char *buf, size_t len);
 
 /* What a write to a node asks for. */

@@ -86,6 +86,122 @@ def fmt(slot, totals, cpu, count, avg, cum, total):
         slot, "S" if totals else " ", cpu, count, avg, p)
 
 
+# The summary ('#' lines at the top of a node), as documented in the README.
+PCTS = [("p50", 1, 2), ("p90", 9, 10), ("p99", 99, 100), ("p99.9", 999, 1000),
+        ("p99.99", 9999, 10000)]
+KEYS = (["name", "frac_bits", "state", "samples", "missed", "nmi_dropped",
+         "min", "max", "mean"] +
+        [k + x for k, _, _ in PCTS for x in ("", "_slot", "_err", "_relerr")])
+
+
+def ref_mean(fb, values):
+    """Documented: each sample counts as its slot's base plus its offset
+    with the offset's bits below the top 20 cleared; rounded down."""
+    tot = 0
+    for v in values:
+        lo, hi = _RANGES[fb][ref_slot(fb, v)]
+        shift = max(0, (hi - lo + 1).bit_length() - 1 - SUM_BITS)
+        tot += lo + (((v - lo) >> shift) << shift)
+    return tot // len(values)
+
+
+def ref_summary(fb, values):
+    """Expected figures from the raw samples: exact min/max/mean, and for
+    each percentile the true nearest-rank value and the documented
+    estimate: the slot's samples spread evenly over [L, H], the slot's
+    range cut to [min, max]; a lone one at H if H is the max, else at L)."""
+    vs = sorted(values)
+    n = len(vs)
+    res = {"samples": n}
+    if not n:
+        return res
+    res.update(min=vs[0], max=vs[-1], mean=ref_mean(fb, vs))
+    for key, num, den in PCTS:
+        rank = max(1, -(-n * num // den))
+        true = vs[rank - 1]
+        s = ref_slot(fb, true)
+        lo, hi = _RANGES[fb][s]
+        below = sum(1 for v in vs if v < lo)
+        count = sum(1 for v in vs if lo <= v <= hi)
+        L, H = max(lo, vs[0]), min(hi, vs[-1])
+        if count > 1:
+            est = L + (H - L) * (rank - below - 1) // (count - 1)
+        else:
+            est = H if H == vs[-1] else L
+        res[key] = dict(true=true, slot=s, est=est, lo=lo, hi=hi, err=H - L)
+    return res
+
+
+def summary(hdr):
+    """The '# key value' lines of a node: dict, and the keys in order."""
+    d, order = {}, []
+    for l in hdr:
+        f = l.split()
+        if len(f) == 3 and f[1] in KEYS:
+            d[f[1]] = f[2]
+            order.append(f[1])
+    return d, order
+
+
+def check_summary(r, what, hdr, fb, values, name, state="active", exact=True):
+    """Summary of a node against the reference from its raw samples."""
+    got, order = summary(hdr)
+    r.check(order == KEYS, "%s: summary keys, in the documented order" % what,
+            str(order))
+    ref = ref_summary(fb, values)
+    r.check(got.get("name") == name and got.get("frac_bits") == str(fb) and
+            got.get("state") == state and got.get("missed") == "0" and
+            got.get("nmi_dropped") == "0",
+            "%s: name, frac_bits, state, missed 0, nmi_dropped 0" % what, str(got))
+    r.check(got.get("samples") == str(ref["samples"]), "%s: samples" % what,
+            "%s vs %s" % (got.get("samples"), ref["samples"]))
+    if not ref["samples"]:
+        r.check(all(got.get(k) == "-" for k in KEYS[6:]),
+                "%s: no samples: every figure is '-'" % what, str(got))
+        return
+    for k in ("min", "max", "mean"):
+        r.check(got.get(k) == str(ref[k]), "%s: exact %s" % (what, k),
+                "got %s want %s" % (got.get(k), ref[k]))
+    for key, _, _ in PCTS:
+        want = ref[key]
+        try:
+            est, slot, err = (int(got[key]), int(got[key + "_slot"]),
+                              int(got[key + "_err"]))
+            rel = float(got[key + "_relerr"])
+        except (KeyError, ValueError):
+            r.check(False, "%s: %s lines parse" % (what, key), str(got))
+            continue
+        t = want["true"]
+        ok = (slot == want["slot"] and want["lo"] <= est <= want["hi"] and
+              abs(est - t) <= err <= want["hi"] - want["lo"] and
+              abs(est - t) <= rel * t + 1e-9 and rel <= 2.0 ** -fb)
+        r.check(ok, "%s: %s in the true value's slot, within err and relerr of it"
+                % (what, key),
+                "got %s slot %d err %d relerr %s; true %d slot %d [%d, %d]"
+                % (est, slot, err, rel, t, want["slot"], want["lo"], want["hi"]))
+        if exact:
+            r.check(est == want["est"] and err == want["err"],
+                    "%s: %s estimate and err as documented" % (what, key),
+                    "got %d/%d want %d/%d" % (est, err, want["est"], want["err"]))
+
+
+def check_consistent(r, what, data, hdr, state):
+    """Summary against the slot lines of the same read."""
+    got, _ = summary(hdr)
+    cpus = [l.split() for l in data if "CPUS" in l]
+    n = sum(int(c[5]) for c in cpus)
+    ok = got.get("samples") == str(n) and got.get("state") == state
+    if n:
+        fb = int(got["frac_bits"])
+        ok = ok and (ref_slot(fb, int(got["min"])) == int(cpus[0][1]) and
+                     ref_slot(fb, int(got["max"])) == int(cpus[-1][1]) and
+                     int(got["min"]) <= int(got["mean"]) <= int(got["max"]))
+    else:
+        ok = ok and got.get("min") == "-"
+    r.check(ok, "%s: summary agrees with the slot lines (samples, min/max slots, state %s)"
+            % (what, state), str(got) + " " + str(cpus))
+
+
 # ---------------------------------------------------------------- scenario
 
 NCPUS = 2
@@ -98,6 +214,17 @@ EXACT = [(0, 480, 589), (0, 500, 10), (0, 511, 1),
          (1, 1000000, 5), (1, U64_MAX, 1), (1, 1 << 63, 1),
          (0, 123456789, 2), (0, (1 << 62) + 12345, 3)]
 EXACT_IRQ = {(1, 480), (1, 8), (1, U64_MAX), (0, 123456789)}
+
+
+# Random samples with repeats, for percentiles inside crowded slots.
+def random_samples():
+    import random
+    rnd = random.Random(9)
+    return [(int(2 ** rnd.uniform(0, 40)), rnd.randint(1, 40)) for _ in range(60)]
+
+
+INTERVAL = [[(480, 5), (7, 1)], [(1000000, 2), (500, 3), (2, 1)], []]
+LOAD_ROUNDS = 200
 
 
 def boundary_values():
@@ -117,6 +244,7 @@ w() { # w FILE TEXT: write, and print the outcome for the checker
 }
 step() { echo "@@STEP $1"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
+ival() { echo "@@BEGIN $1"; cat "$D/_interval/$1"; echo "@@END $1 rc=$?"; }
 step load
 insmod /modules/kstats.ko && echo "@@OK insmod kstats"
 insmod /modules/kstats_test_client.ko && echo "@@OK insmod client"
@@ -136,6 +264,40 @@ ls -l $D
                    % (" ".join(str(v) for v in boundary_values()), fb))
         out.append("show bounds%d" % fb)
 
+    out.append("step random\nw $C 'new 2 rnd'")
+    for v, n in random_samples():
+        out.append("printf 'record rnd %d %d' > $C || echo '@@FAIL %d'" % (v, n, v))
+    out.append("show rnd")
+    out.append("""step single
+w $C 'new 4 one'
+show one
+w $C 'record one 123457 1'
+show one
+step interval
+w $C 'new 3 iv'
+test -f $D/_interval/iv && echo "@@OK interval file"
+""")
+    for batch in INTERVAL:
+        for v, n in batch:
+            out.append("w $C 'record iv %d %d'" % (v, n))
+        out.append("ival iv")
+    out.append("""show iv
+w $C 'record iv 5000 4'
+w $D/iv reset
+w $C 'record iv 300 2'
+ival iv
+step lossless
+w $C 'new 3 ll'
+w $C 'load ll 1000'
+for i in $(seq 1 %d); do
+	echo "@@IV $(awk '/^# samples /{s=$3} /CPUS/{c+=$6} END{print s, c}' $D/_interval/ll)"
+done
+w $C 'unload'
+echo "@@IVF $(awk '/^# samples /{s=$3} /CPUS/{c+=$6} END{print s, c}' $D/_interval/ll)"
+echo "@@LOAD $(cat $C)"
+show ll
+ival ll
+""" % LOAD_ROUNDS)
     out.append("""step control
 w $C 'new 2 ctl'
 w $C 'record ctl 100 7'
@@ -261,7 +423,7 @@ def check(logpath):
     r = Results()
     log = open(logpath, errors="replace").read()
     lines, steps = parse(log)
-    for s in ["load", "exact", "control", "reset_race", "names", "delete_open", "unload",
+    for s in ["load", "exact", "random", "single", "interval", "lossless", "control", "reset_race", "names", "delete_open", "unload",
               "demo", "done"] + ["bounds%d" % fb for fb in range(6)]:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -278,6 +440,72 @@ def check(logpath):
     r.check(not any("@@FAIL" in l for l in steps["exact"]), "exact: records accepted")
     r.check("slot 55  CPU  0    count      600 avg      480 p " in "\n".join(data),
             "exact: seed layout for slot 55")
+    expand = lambda pairs: [v for v, n in pairs for _ in range(n)]
+    check_summary(r, "exact", hdr, 3, expand((v, n) for _, v, n in EXACT), "exact")
+    r.check(hdr[:1] == ["# name exact"] and len(hdr) == len(KEYS),
+            "exact: summary lines come first, and a client metric has no other '#' line",
+            str(hdr))
+
+    data, hdr, _ = blocks(steps["random"])[0]
+    check_summary(r, "random", hdr, 2, expand(random_samples()), "rnd")
+    r.check(data == ref_node(2, [(c, v, n) for v, n in random_samples()
+                                 for c in [int(data[0].split()[3])]], NCPUS)
+            if data else False, "random: slot lines", "\n".join(data[:4]))
+
+    sb = blocks(steps["single"])
+    check_summary(r, "empty", sb[0][1], 4, [], "one")
+    r.check(sb[0][0] == [], "empty: no slot lines")
+    check_summary(r, "single sample", sb[1][1], 4, [123457], "one")
+    got, _ = summary(sb[1][1])
+    r.check(all(got.get(k) == "123457" for k, _, _ in PCTS) and
+            all(got.get(k + "_err") == "0" for k, _, _ in PCTS),
+            "single sample: every percentile is that sample, with err 0", str(got))
+
+    st = steps["interval"]
+    r.check("@@OK interval file" in st, "interval: _interval/NAME exists")
+    ib = blocks(st)
+    for i, batch in enumerate(INTERVAL):
+        data, hdr, end = ib[i]
+        check_summary(r, "interval %d" % i, hdr, 3, expand(batch), "iv")
+        want = [l for l in ref_node(3, [(0, v, n) for v, n in batch], NCPUS) if "CPUS" in l]
+        r.check([l for l in data if "CPUS" in l] == want,
+                "interval %d: CPUS lines of that interval only" % i, str(data))
+    allv = expand(p for b in INTERVAL for p in b)
+    check_summary(r, "interval: cumulative node unchanged by cuts", ib[len(INTERVAL)][1], 3,
+                  allv, "iv")
+    check_summary(r, "interval after reset: only what came after the reset",
+                  ib[len(INTERVAL) + 1][1], 3, [300, 300], "iv")
+
+    st = steps["lossless"]
+    iv = [l.split()[1:] for l in st if l.startswith("@@IV ")]
+    ivf = [l.split()[1:] for l in st if l.startswith("@@IVF ")]
+    load = [l.split() for l in st if l.startswith("@@LOAD ")]
+    try:
+        made = int(load[0][3]) + int(load[0][5])
+        task, timer = int(load[0][3]), int(load[0][5])
+        counts = [int(x[0]) for x in iv + ivf]
+        sums = [int(x[1]) if len(x) > 1 else 0 for x in iv + ivf]
+    except (IndexError, ValueError):
+        made, task, timer, counts, sums = -1, 0, 0, [], []
+    r.check(len(iv) == LOAD_ROUNDS, "lossless: %d interval reads" % LOAD_ROUNDS, str(len(iv)))
+    r.check(task > 0 and timer > 0, "lossless: a task and a HARD hrtimer recorded",
+            str(load))
+    r.check(sum(counts) == made,
+            "lossless: %d intervals sum exactly to the records made" % len(counts),
+            "sum %d made %d" % (sum(counts), made))
+    r.check(counts == sums, "lossless: each interval's samples equal its CPUS counts")
+    r.check(sum(1 for c in counts[:-1] if c) >= LOAD_ROUNDS // 2,
+            "lossless: intervals did cut while CPUs recorded", str(counts[:20]))
+    lb = blocks(st)
+    got, _ = summary(lb[0][1])
+    r.check(got.get("samples") == str(made) and got.get("min") == "1000" and
+            got.get("max") == "1000",
+            "lossless: cumulative node has every record", str(got))
+    r.check(len({l.split()[3] for l in lb[0][0] if "CPUS" not in l}) == NCPUS,
+            "lossless: records on every CPU", str(lb[0][0]))
+    got, _ = summary(lb[1][1])
+    r.check(got.get("samples") == "0" and lb[1][0] == [],
+            "lossless: nothing left after the last interval", str(got))
 
     for fb in range(6):
         data, _, _ = blocks(steps["bounds%d" % fb])[0]
@@ -304,10 +532,12 @@ def check(logpath):
     r.check(ws[:3] == ["ok", "ok", "ok"], "control: new, record, stop accepted", str(ws[:3]))
     r.check(cpus(sh[0][0]) == cpus(ref_node(2, ctl(7), NCPUS)),
             "control: records while stopped are ignored", str(sh[0][0]))
-    r.check("# stopped" in sh[0][1], "control: '# stopped' line while stopped")
+    r.check("# state stopped" in sh[0][1], "control: '# state stopped' while stopped")
     r.check(cpus(sh[1][0]) == cpus(ref_node(2, ctl(10), NCPUS)),
             "control: START (any case) resumes", str(sh[1][0]))
-    r.check("# stopped" not in sh[1][1], "control: no '# stopped' after start")
+    r.check("# state active" in sh[1][1], "control: '# state active' after start")
+    for i, state in enumerate(["stopped", "active", "active", "active", "active"]):
+        check_consistent(r, "control read %d" % i, sh[i][0], sh[i][1], state)
     bad = ws[6:12]
     r.check(bad == ["fail Invalid argument"] * 6,
             "control: bad and over-long commands give EINVAL", str(bad))
