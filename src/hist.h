@@ -192,7 +192,7 @@ struct ks_pct {
 
 struct seq_file;
 
-struct kstats *ks_create(const char *name, u8 frac_bits,
+struct kstats *ks_create(const char *who, const char *name, u8 frac_bits,
 			 void (*show_extra)(struct seq_file *m, void *arg),
 			 unsigned long (*missed)(void *arg), void *arg);
 void kstats_reset(struct kstats *ks);

@@ -774,12 +774,12 @@ static struct kstats *ks_trace_node(struct ks_trace *t, const char *prefix)
 {
 	/* The parser keeps prefix and name within KSTATS_NAME_MAX. */
 	char name[sizeof(KS_GAP_PREFIX) + sizeof(t->req.name)];
-	struct kstats *ks;
+	char who[sizeof("trace ") + sizeof(t->req.name)];
 
 	snprintf(name, sizeof(name), "%s%s", prefix, t->req.name);
-	ks = ks_create(name, t->req.bits, ks_trace_show_missed,
-		       ks_trace_missed_cb, t);
-	return ks;
+	snprintf(who, sizeof(who), "trace %s", t->req.name);
+	return ks_create(who, name, t->req.bits, ks_trace_show_missed,
+			 ks_trace_missed_cb, t);
 }
 
 /**

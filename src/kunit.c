@@ -81,7 +81,7 @@ static void ks_test_slot_random(struct kunit *test)
 
 static struct kstats *ks_test_new(struct kunit *test, const char *name, u8 fb)
 {
-	struct kstats *ks = ks_create(name, fb, NULL, NULL, NULL);
+	struct kstats *ks = ks_create("kunit", name, fb, NULL, NULL, NULL);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ks));
 	return ks;
@@ -346,6 +346,23 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	{ "trace t start __tracepoint_a end b", -EINVAL },
 	{ "trace t start a end __tracepoint_b", -EINVAL },
 	{ "trace t start a end b method tracepoint", -EINVAL },
+	/* The spellings of bpftrace and perf. */
+	{ "trace t start kretprobe:f", 0, KS_METHOD_KRETPROBE, "f", "", 3, 0 },
+	{ "trace t start fentry:f", 0, KS_METHOD_FPROBE, "f", "", 3, 0 },
+	{ "trace t start kfunc:f", 0, KS_METHOD_FPROBE, "f", "", 3, 0 },
+	{ "trace t start kprobe:a end kprobe:b", 0, KS_METHOD_KPROBE, "a", "b", 3, 0 },
+	{ "trace t start tracepoint:g:a end tracepoint:b", 0,
+	  KS_METHOD_TRACEPOINT, "__tracepoint_a", "__tracepoint_b", 3, 0 },
+	{ "trace t start syscall:getpid", 0, KS_METHOD_DEFAULT, "getpid", "", 3, 0 },
+	{ "trace t start f,g", 0, KS_METHOD_DEFAULT, "f,g", "", 3, 0 },
+	{ "trace t start vfs_*", 0, KS_METHOD_DEFAULT, "vfs_*", "", 3, 0 },
+	{ "trace t start kretprobe:f method fprobe", -EINVAL },
+	{ "trace t start kretprobe:a end fentry:b", -EINVAL },
+	{ "trace t start tracepoint:", -EINVAL },
+	{ "trace t start tracepoint:g:a:b end tracepoint:c", -EINVAL },
+	{ "trace t start f* end g", -EINVAL },
+	{ "trace t start f end g,h", -EINVAL },
+	{ "trace t vfs_read", -EINVAL },
 	/* No tracepoint name after the prefix: a (missing) function. */
 	{ "trace t start __tracepoint_", 0, KS_METHOD_DEFAULT, "__tracepoint_", "", 3, 0 },
 	{ "trace 123456789012345678901234567890123456789012345678901234567890",
@@ -369,6 +386,14 @@ static void ks_test_parse(struct kunit *test)
 		strscpy(line, c->line, 2 * KSYM_NAME_LEN);
 		why = NULL;
 		err = ks_parse_control(line, req, &why);
+		/* As if ks_resolve_points() found every bare name a function. */
+		if (!err && req->op == KS_OP_TRACE) {
+			if (req->start_kind == KS_POINT_ANY)
+				req->start_kind = KS_POINT_FUNCTION;
+			if (req->end_kind == KS_POINT_ANY)
+				req->end_kind = KS_POINT_FUNCTION;
+			err = ks_check_trace(req, &why);
+		}
 		KUNIT_EXPECT_EQ_MSG(test, err, c->err, "line '%s'", c->line);
 		if (err) {
 			KUNIT_EXPECT_NOT_NULL_MSG(test, why, "line '%s'", c->line);
@@ -418,29 +443,33 @@ static void ks_test_api_misuse(struct kunit *test)
 	kstats_record(NULL, 1);
 	kstats_delete(NULL);
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_dup", 0));
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit_dup", 0, NULL, NULL, NULL)), -EEXIST);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ks_create("kunit", "kunit_dup", 0, NULL, NULL, NULL)),
+			-EEXIST);
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 6));
 	KUNIT_EXPECT_NULL(test, kstats_new("kunit_bits", 255));
 	KUNIT_EXPECT_NULL(test, kstats_new(NULL, 3));
 	/* kstats' own rules refuse these, before debugfs would. */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create(NULL, 3, NULL, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("", 3, NULL, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a/b", 3, NULL, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a b", 3, NULL, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("a\tb", 3, NULL, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("caf\xc3\xa9", 3, NULL, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("..", 3, NULL, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("_x", 3, NULL, NULL, NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("ok", 6, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", NULL, 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", "", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", "a/b", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", "a b", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", "a\tb", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(ks_create("kunit", "caf\xc3\xa9", 3, NULL, NULL, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", "..", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", "_x", 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", "ok", 6, NULL, NULL, NULL)), -EINVAL);
 	memset(name, 'n', sizeof(name));
 	name[KSTATS_NAME_MAX + 1] = '\0';
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create(name, 3, NULL, NULL, NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ks_create("kunit", name, 3, NULL, NULL, NULL)), -EINVAL);
 	name[KSTATS_NAME_MAX] = '\0';
 	other = kstats_new(name, 3);
 	KUNIT_EXPECT_NOT_NULL(test, other);
 	kstats_delete(other);
 	kstats_delete(ks);
-	kstats_delete(ks_create("kunit_dup_gone", 0, NULL, NULL, NULL));
+	kstats_delete(ks_create("kunit", "kunit_dup_gone", 0, NULL, NULL, NULL));
 	/* The name is free again once deleted. */
 	other = kstats_new("kunit_dup_gone", 0);
 	KUNIT_EXPECT_NOT_NULL(test, other);

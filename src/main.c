@@ -58,6 +58,7 @@ static const char *ks_name_problem(const char *name)
 
 /**
  * ks_create() - kstats_new(), with the reason for a failure as an errno
+ * @who: what the user called, for dmesg: "kstats_new", "trace NAME"
  * @name: as for kstats_new()
  * @frac_bits: as for kstats_new()
  * @show_extra: prints '#' lines in the node (e.g. a trace's missed
@@ -71,7 +72,7 @@ static const char *ks_name_problem(const char *name)
  * Return: the histogram; ERR_PTR(-EINVAL) for a bad name or frac_bits,
  * -EEXIST for a name in use, -ENOMEM, or debugfs' error.
  */
-struct kstats *ks_create(const char *name, u8 frac_bits,
+struct kstats *ks_create(const char *who, const char *name, u8 frac_bits,
 			 void (*show_extra)(struct seq_file *m, void *arg),
 			 unsigned long (*missed)(void *arg), void *arg)
 {
@@ -82,12 +83,12 @@ struct kstats *ks_create(const char *name, u8 frac_bits,
 	might_sleep();
 	problem = ks_name_problem(name);
 	if (problem) {
-		pr_err("kstats_new: %s\n", problem);
+		pr_err("%s: %s\n", who, problem);
 		return ERR_PTR(-EINVAL);
 	}
 	if (frac_bits > KSTATS_FRAC_BITS_MAX) {
-		pr_err("kstats_new %s: frac_bits %u out of range 0..%d\n",
-		       name, frac_bits, KSTATS_FRAC_BITS_MAX);
+		pr_err("%s: %s: frac_bits %u out of range 0..%d\n",
+		       who, name, frac_bits, KSTATS_FRAC_BITS_MAX);
 		return ERR_PTR(-EINVAL);
 	}
 
@@ -116,14 +117,14 @@ struct kstats *ks_create(const char *name, u8 frac_bits,
 	mutex_lock(&ks_lock);
 	if (ks_find(name)) {
 		mutex_unlock(&ks_lock);
-		pr_err("kstats_new %s: name already exists\n", name);
+		pr_err("%s: %s: name already exists\n", who, name);
 		err = -EEXIST;
 		goto err_free_slots;
 	}
 	err = ks_node_create(ks);
 	if (err) {
 		mutex_unlock(&ks_lock);
-		pr_err("kstats_new %s: cannot create debugfs node: %d\n",
+		pr_err("%s: %s: cannot create debugfs node: %d\n", who,
 		       name, err);
 		goto err_free_slots;
 	}
@@ -138,7 +139,7 @@ err_free_slots:
 err_free_ks:
 	kfree(ks);
 err_nomem:
-	pr_err("kstats_new %s: out of memory\n", name);
+	pr_err("%s: %s: out of memory\n", who, name);
 	return ERR_PTR(-ENOMEM);
 }
 
@@ -157,7 +158,7 @@ err_nomem:
  */
 struct kstats *kstats_new(const char *name, u8 frac_bits)
 {
-	struct kstats *ks = ks_create(name, frac_bits, NULL, NULL, NULL);
+	struct kstats *ks = ks_create("kstats_new", name, frac_bits, NULL, NULL, NULL);
 
 	return IS_ERR(ks) ? NULL : ks;
 }

@@ -154,6 +154,8 @@ void ks_show_summary(struct seq_file *m, const char *name, bool active,
 		whole = div_u64_rem(p.relerr_micro, 1000000, &frac);
 		seq_printf(m, "# %s_relerr %llu.%06u\n", k, whole, frac);
 	}
+	/* Traces record ns; client metrics do by convention (see kstats.h). */
+	seq_puts(m, "# unit ns\n");
 }
 
 static void ks_show_header(struct seq_file *m, struct ks_reader *r)
@@ -285,14 +287,13 @@ static ssize_t ks_node_write(struct file *file, const char __user *ubuf,
 {
 	struct seq_file *m = file->private_data;
 	struct ks_reader *r = m->private;
-	char buf[KS_NODE_CMD_MAX];
+	char buf[16];
+	size_t len = min(count, sizeof(buf));
 	int cmd;
 
-	if (!count || count > sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
+	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
-	cmd = ks_parse_node_cmd(buf, count);
+	cmd = count <= KS_NODE_CMD_MAX ? ks_parse_node_cmd(buf, count) : -EINVAL;
 	switch (cmd) {
 	case KS_CMD_START:
 		WRITE_ONCE(r->ks->active, true);
@@ -304,6 +305,12 @@ static ssize_t ks_node_write(struct file *file, const char __user *ubuf,
 		kstats_reset(r->ks);
 		break;
 	default:
+		/* Nodes may be written in a loop too: rate-limited. */
+		if (len && buf[len - 1] == '\n')
+			len--;
+		pr_err_ratelimited("%s: unknown command '%*pE%s'; use start, stop or reset\n",
+				   r->ks->name, (int)len, buf,
+				   count > sizeof(buf) ? "..." : "");
 		return cmd;
 	}
 	return count;

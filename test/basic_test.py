@@ -91,7 +91,10 @@ PCTS = [("p50", 1, 2), ("p90", 9, 10), ("p99", 99, 100), ("p99.9", 999, 1000),
         ("p99.99", 9999, 10000)]
 KEYS = (["name", "frac_bits", "state", "samples", "missed", "nmi_dropped",
          "min", "max", "mean"] +
-        [k + x for k, _, _ in PCTS for x in ("", "_slot", "_err", "_relerr")])
+        [k + x for k, _, _ in PCTS for x in ("", "_slot", "_err", "_relerr")] +
+        ["unit"])
+# The figures that are "-" without samples.
+FIGURES = KEYS[6:-1]
 
 
 def ref_mean(fb, values):
@@ -151,12 +154,12 @@ def check_summary(r, what, hdr, fb, values, name, state="active", exact=True):
     ref = ref_summary(fb, values)
     r.check(got.get("name") == name and got.get("frac_bits") == str(fb) and
             got.get("state") == state and got.get("missed") == "0" and
-            got.get("nmi_dropped") == "0",
-            "%s: name, frac_bits, state, missed 0, nmi_dropped 0" % what, str(got))
+            got.get("nmi_dropped") == "0" and got.get("unit") == "ns",
+            "%s: name, frac_bits, state, missed 0, nmi_dropped 0, unit ns" % what, str(got))
     r.check(got.get("samples") == str(ref["samples"]), "%s: samples" % what,
             "%s vs %s" % (got.get("samples"), ref["samples"]))
     if not ref["samples"]:
-        r.check(all(got.get(k) == "-" for k in KEYS[6:]),
+        r.check(all(got.get(k) == "-" for k in FIGURES),
                 "%s: no samples: every figure is '-'" % what, str(got))
         return
     for k in ("min", "max", "mean"):
@@ -542,6 +545,10 @@ def check(logpath):
     r.check(bad == ["fail Invalid argument"] * 6,
             "control: bad and over-long commands give EINVAL", str(bad))
     r.check(sh[2][0] == sh[1][0], "control: refused writes change nothing")
+    # Each refused write says why in dmesg, naming the word.
+    for word in ("bogus", "startx", "resetresetreset"):
+        r.check(any(l.endswith("kstats: ctl: unknown command '%s'; use start, stop or reset" % word)
+                    for l in lines), "control: dmesg names the refused command '%s'" % word)
     r.check(ws[12] == "ok" and sh[3][0] == [], "control: reset clears all",
             str(sh[3]))
     r.check(cpus(sh[4][0]) == cpus(ref_node(2, [(0, 20, 1)], NCPUS)),
@@ -562,8 +569,8 @@ def check(logpath):
     expect = ["fail Invalid argument"] * 8 + ["ok", "fail Invalid argument", "ok"]
     r.check(ws == expect, "names: duplicate, frac_bits 6, empty, '/', blank, tab, _reserved, '..', 63 ok, 64 refused; NULL key ok",
             str(ws))
-    for reason in ["kstats_new exact: name already exists",
-                   "kstats_new badbits: frac_bits 6 out of range 0..5",
+    for reason in ["kstats_new: exact: name already exists",
+                   "kstats_new: badbits: frac_bits 6 out of range 0..5",
                    "kstats_new: empty name",
                    "kstats_new: name has '/' or a byte other than printable ASCII",
                    "kstats_new: names starting with _ are reserved",

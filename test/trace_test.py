@@ -536,6 +536,8 @@ def check(logpath):
                    "kstats_record cannot be probed",
                    "ks_trace_add is part of kstats", "see /sys/kernel/debug/kprobes/blacklist",
                    "trace dup: already traced", "remove nosuch: no such trace",
+                   "trace GAP-dup: GAP-dup: name already exists",
+                   "trace a/b: name has '/' or a byte other than printable ASCII",
                    "trace x: bits 6: must be 0..5",
                    "trace x: 'color' is not a keyword (bits, start, end, method, maxactive)",
                    "trace x: too many words (at most 12): 'x' and after",

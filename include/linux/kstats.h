@@ -11,6 +11,10 @@
  *	cat /sys/kernel/debug/kstats/foo
  *	kstats_delete(key);
  *
+ * Samples are nanoseconds by convention: nodes say "# unit ns", as the
+ * traces of _control record ns. A metric of other units should say so in
+ * its name (e.g. "foo_bytes").
+ *
  * Client modules built out of tree define KSTATS_ENABLED (for example
  * "ccflags-y += -DKSTATS_ENABLED") and link against kstats.ko's
  * Module.symvers. Without it, or CONFIG_KSTATS in tree, the calls below
