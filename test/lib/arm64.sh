@@ -10,6 +10,9 @@
 # modpost, genksyms), which Debian builds for this (Multi-Arch: foreign):
 # the tree's scripts/ link resolves to a link to the host's package.
 
+# shellcheck source=kernels.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kernels.sh"
+
 KS_ARM64_CACHE=${KS_CACHE:-/var/cache/kstats}
 KS_ARM64_HOST_PKGS=(qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 
@@ -46,8 +49,6 @@ ks_arm64_fetch() {
 # installed (the same Debian version, so the host's linux-kbuild matches).
 ks_arm64_kernels() {
 	local k ver
-	# shellcheck source=kernels.sh
-	. "$(dirname "${BASH_SOURCE[0]}")/kernels.sh"
 	for k in $(ks_kernels); do
 		ver=$(dpkg-query -W -f='${Version}' "linux-image-$k" 2>/dev/null) || continue
 		echo "${k%-amd64}-arm64 $ver"
