@@ -83,6 +83,8 @@ for kv in "${KERNELS[@]}"; do
 		ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 	run "$k: sparse" env KDIR="$kdir" bash test/lint.sh sparse "$k" \
 		ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+	run "$k: DKMS builds the arm64-built package with its dkms.conf" \
+		bash test/arm64/dkms.sh "$k" "$kdir"
 	[[ -f out/$k/kstats.ko ]] || continue
 	run "$k: modules are arm64 with the stock kernel's vermagic" \
 		bash -c "modinfo -F vermagic out/$k/kstats.ko | grep -q '^$k SMP .*modversions aarch64'"
