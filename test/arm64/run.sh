@@ -10,7 +10,7 @@
 # Prints PASS/FAIL lines and ends with "aarch: N passed, M failed".
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 # shellcheck source=../lib/arm64.sh
 . test/lib/arm64.sh
 LOGS=${1:-$TOP/out/logs/arm64}

@@ -57,10 +57,11 @@ ks_arm64_kernels() {
 
 # ks_arm64_kernel KVER VERSION: unpack image and headers into the cache;
 # prints the directory, which holds boot/vmlinuz-KVER and the build tree
-# usr/src/linux-headers-KVER.
+# usr/src/linux-headers-KVER. Keyed by version and by this function's text.
 ks_arm64_kernel() {
-	local kver=$1 ver=$2 dir tmp common kbuild
-	dir=$KS_ARM64_CACHE/arm64-$kver-$ver
+	local kver=$1 ver=$2 dir tmp common kbuild key
+	key=$(declare -f ks_arm64_kernel | sha256sum | cut -c1-8)
+	dir=$KS_ARM64_CACHE/arm64-$kver-$ver-$key
 	if [[ ! -f $dir/.kstats-ready ]]; then
 		rm -rf "$dir" "$dir.tmp"
 		tmp=$dir.tmp
