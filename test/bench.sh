@@ -4,6 +4,8 @@
 # side by side in rounds. TCG emulates the CPU, so only the ratios mean
 # anything; absolute times do not carry over to real hardware.
 # Usage: test/bench.sh [KVER...]   (default: every reference kernel)
+#        KS_ARCH=arm64 test/bench.sh [KVER...]   Debian's arm64 kernels in
+#        qemu-system-aarch64 (see test/arm64/run.sh)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
@@ -15,12 +17,32 @@ N=${KS_BENCH_N:-20000}
 # kstats_record() calls per round of the record-cost line (16 rounds).
 RN=${KS_BENCH_RECORD_N:-200000}
 ROUNDS=${KS_BENCH_ROUNDS:-3}
-mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
+ARCH=${KS_ARCH:-x86_64}
+if [[ $ARCH == arm64 ]]; then
+	# shellcheck source=lib/arm64.sh
+	. test/lib/arm64.sh
+	ks_arm64_host_deps >/dev/null
+	KS_BUSYBOX=$(ks_arm64_busybox)
+	export KS_BUSYBOX KS_CPU=max,pauth-impdef=on KS_ACCEL=tcg,thread=multi KS_ARCH
+	mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_arm64_kernels | cut -d' ' -f1; fi)
+else
+	mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
+fi
 
 for k in "${KERNELS[@]}"; do
-	bash test/build.sh "$k" >/dev/null
+	kdir=/lib/modules/$k/build
+	if [[ $ARCH == arm64 ]]; then
+		ver=$(ks_arm64_kernels | awk -v k="$k" '$1 == k {print $2}')
+		dir=$(ks_arm64_kernel "$k" "$ver")
+		kdir=$dir/root/usr/src/linux-headers-$k
+		export KS_KERNEL=$dir/root/boot/vmlinuz-$k
+		KDIR=$kdir KS_PROGS_CC=aarch64-linux-gnu-gcc bash test/build.sh "$k" \
+			ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- >/dev/null
+	else
+		bash test/build.sh "$k" >/dev/null
+	fi
 	fprobe=""
-	[[ $(ks_kernel_series "$k") == 6.12 ]] && fprobe=fprobe
+	grep -q '^CONFIG_FPROBE=y' "$kdir/.config" && fprobe=fprobe
 	script=$(mktemp)
 	cat >"$script" <<GUEST
 C=/sys/kernel/debug/kstats/_control
@@ -59,7 +81,7 @@ for r in \$(seq 1 $ROUNDS); do
 	echo "remove b" > \$C
 	sysbench getppid-untraced
 	for m in kretprobe $fprobe; do
-		echo "trace b start __x64_sys_getppid method \$m" > \$C
+		echo "trace b start syscall:getppid method \$m" > \$C
 		sysbench getppid-\$m
 		echo "remove b" > \$C
 	done
@@ -74,7 +96,7 @@ GUEST
 		"out/$k/kstats_test_client.ko" \
 		"out/$k/syscall_loop" >/dev/null
 	rm -f "$script"
-	echo "== $k: $N calls per loop, $ROUNDS rounds; TCG figures: ratio to base (median of rounds)"
+	echo "== $k ($ARCH): $N calls per loop, $ROUNDS rounds; TCG figures: ratio to base (median of rounds)"
 	echo "   base: the untraced loop; for starttable-churned, the fresh trace"
 	python3 - "$log" <<'PY'
 import re, statistics, sys
@@ -108,7 +130,10 @@ PY
 	# Memory and read cost of one trace with many possible CPUs: QEMU's
 	# maxcpus=255 (the pc machine's limit) gives the 6.1 guest 255 possible CPUs; 6.12 skips the
 	# disabled ACPI entries and stays at 2 (see the README).
-	for smp in 2 "2,maxcpus=255"; do
+	smps=(2 "2,maxcpus=255")
+	# QEMU's virt machine describes only present CPUs: possible stays 2.
+	[[ $ARCH == arm64 ]] && smps=(2)
+	for smp in "${smps[@]}"; do
 		script=$(mktemp)
 		cat >"$script" <<'GUEST'
 C=/sys/kernel/debug/kstats/_control

@@ -36,8 +36,9 @@ cp "$OUT/tree/kstats.ko" "$OUT/tree/test/modules/kstats_test_client.ko" \
 	"$OUT/tree/examples/kstats_demo.ko" \
 	"$OUT/tree/test/modules/kstats_test_target.ko" \
 	"$OUT/tree/test/modules/kstats_test_sched.ko" "$OUT/"
-# Static guest programs, for the busybox initramfs.
+# Static guest programs, for the busybox initramfs (KS_PROGS_CC: another
+# arch's compiler, e.g. aarch64-linux-gnu-gcc).
 for src in "$TOP"/test/progs/*.c; do
 	bin=$OUT/$(basename "$src" .c)
-	[[ $bin -nt $src ]] || gcc -static -O2 -Wall -Werror -o "$bin" "$src"
+	[[ $bin -nt $src ]] || ${KS_PROGS_CC:-gcc} -static -O2 -Wall -Werror -o "$bin" "$src"
 done

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Static checks: checkpatch.pl --strict from Debian's linux-source-6.12 on
 # the module's sources, and sparse (make C=2) against one headers package.
-# Usage: test/lint.sh checkpatch | test/lint.sh sparse KVER
+# Usage: test/lint.sh checkpatch | test/lint.sh sparse KVER [MAKE_ARGS...]
+# (KDIR=, as for test/build.sh, names another build tree.)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
@@ -28,7 +29,7 @@ sparse)
 	# shellcheck source=lib/tree.sh
 	. test/lib/tree.sh
 	ks_copy_tree "$tmp"
-	make -C "/lib/modules/$KVER/build" M="$tmp" C=2 W=1 modules >"$tmp/log" 2>&1 ||
+	make -C "${KDIR:-/lib/modules/$KVER/build}" M="$tmp" C=2 W=1 "${@:3}" modules >"$tmp/log" 2>&1 ||
 		{ cat "$tmp/log"; exit 1; }
 	# Sparse reports as "file:line:col: warning/error:".
 	if grep -E ': (warning|error):' "$tmp/log"; then

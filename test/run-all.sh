@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every kstats test, on every stock reference kernel installed (Debian's
-# 6.1 and 6.12, which test/lib/deps.sh installs). Ends with the line
+# 6.1 and 6.12, which test/lib/deps.sh installs), and on Debian's arm64
+# builds of the same kernels in QEMU (test/arm64/run.sh). Ends with the line
 # "N passed, M failed" and exits non-zero on any failure.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -97,6 +98,13 @@ for k in "${KERNELS[@]}"; do
 	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"
 done
+
+# arm64: the same 6.1 and 6.12 kernels of Debian's arm64 port, cross-built
+# for and booted in qemu-system-aarch64: build, sparse, foundation and
+# _control tests (test/arm64/run.sh; its own PASS/FAIL lines are counted).
+bash test/arm64/run.sh "$LOGS/arm64" >"$LOGS/arm64.result" 2>&1
+grep -E '^(FAIL|aarch: |    \[)' "$LOGS/arm64.result" | sed 's/^/    [arm64] /'
+add_counts "$LOGS/arm64.result"
 
 # Debian package, DKMS, and modprobe of what DKMS installed, in guests.
 bash test/package.sh >"$LOGS/package.result" 2>&1

@@ -20,8 +20,12 @@
 #   KS_TIMEOUT (seconds, default 300)  KS_APPEND (extra kernel cmdline)
 #   KS_QEMU (QEMU binary, default qemu-system-x86_64)
 #   KS_ACCEL (default tcg,thread=single; see the note at the qemu command)
+#   KS_CPU (QEMU -cpu, default max)
 #   KS_KERNEL (image to boot instead of /boot/vmlinuz-KVER)
 #   KS_EXTRA_ROOT (a directory copied over the initramfs root)
+#   KS_ARCH (x86_64 or arm64; default x86_64). arm64 boots
+#     qemu-system-aarch64 -M virt with the console on ttyAMA0; KS_KERNEL
+#     and KS_BUSYBOX then name arm64 files (see test/lib/arm64.sh).
 set -euo pipefail
 
 LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,7 +46,22 @@ shift 3
 # KS_KERNEL boots another image, e.g. the debug test kernel's bzImage.
 KERNEL=${KS_KERNEL:-/boot/vmlinuz-$KVER}
 BUSYBOX=${KS_BUSYBOX:-/bin/busybox}
-QEMU=${KS_QEMU:-qemu-system-x86_64}
+case ${KS_ARCH:-x86_64} in
+x86_64)
+	QEMU=${KS_QEMU:-qemu-system-x86_64}
+	MACHINE=()
+	CONSOLE="console=ttyS0 tsc=reliable"
+	;;
+arm64)
+	QEMU=${KS_QEMU:-qemu-system-aarch64}
+	MACHINE=(-M virt)
+	CONSOLE="console=ttyAMA0"
+	;;
+*)
+	echo "run-guest: unknown KS_ARCH ${KS_ARCH}" >&2
+	exit 4
+	;;
+esac
 
 die() {
 	echo "run-guest: $*" >&2
@@ -118,7 +137,8 @@ QEMU_ERR=$WORK/qemu.stderr
 start=$(date +%s.%N)
 qemu_rc=0
 # The serial port goes straight to LOGFILE, so the log holds every printk the
-# kernel sends to ttyS0 (loglevel=7) interleaved with the test's own output.
+# kernel sends to the console, ttyS0 or ttyAMA0 (loglevel=7), interleaved with
+# the test's own output.
 # panic=-1 + -no-reboot turn a panic into a prompt QEMU exit.
 # One host thread runs all vCPUs (thread=single). With multi-threaded TCG,
 # a vCPU can execute a stale int3 after the kernel's text_poke_bp() has
@@ -128,12 +148,12 @@ qemu_rc=0
 # sched_switch events while other tasks make syscalls; single-threaded
 # TCG ran the same loop clean.
 timeout --kill-after=10 "${KS_TIMEOUT:-300}" \
-	"$QEMU" -accel "${KS_ACCEL:-tcg,thread=single}" -cpu max \
+	"$QEMU" "${MACHINE[@]}" -accel "${KS_ACCEL:-tcg,thread=single}" -cpu "${KS_CPU:-max}" \
 	-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$LOGFILE" \
 	-kernel "$KERNEL" -initrd "$INITRD" \
-	-append "console=ttyS0 panic=-1 loglevel=7 tsc=reliable ${KS_APPEND:-}" \
+	-append "$CONSOLE panic=-1 loglevel=7 ${KS_APPEND:-}" \
 	</dev/null >"$QEMU_ERR" 2>&1 || qemu_rc=$?
 end=$(date +%s.%N)
 elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
