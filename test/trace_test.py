@@ -621,7 +621,7 @@ def check(logpath):
     ls = listings(st).get("wildcards", [])
     nd = nodes(st)
     fields = lambda n: dict(zip(*[iter(([l for l in ls if l.split()[0] == n] or [""])[0].split()[1:])] * 2))
-    if series == "6.12":
+    if "fprobe" in function_methods(series, arch):
         r.check(c.get("trace w1 start kst_target_*", ("?",))[0] == "0", "pattern kst_target_* accepted (fprobe)")
         r.check(total(nd.get("w1", [([], [])])[0][0]) == 18,
                 "pattern: every matched function's calls in one histogram (3 + 7 + 8)",
