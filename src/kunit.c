@@ -734,8 +734,11 @@ static void ks_test_percentile_random(struct kunit *test)
 		ks = ks_test_new(test, "kunit_pct", fb);
 		sum = 0;
 		for (i = 0; i < KS_TEST_N; i++) {
-			/* Below 2^24, where sums, hence the mean, are exact. */
-			v[i] = get_random_u32() >> (8 + get_random_u32() % 24);
+			/*
+			 * Below 2^21: slots at most 2^20 wide at any frac_bits,
+			 * where sums, hence the mean, are exact (KS_SUM_BITS).
+			 */
+			v[i] = get_random_u32() >> (11 + get_random_u32() % 21);
 			if (i % 7 == 0 && i)
 				v[i] = v[i - 1];
 			sum += v[i];
