@@ -334,6 +334,9 @@ listing spellings
 show sp3
 show sp4
 for n in $(awk '{print $1}' $C); do ctl "remove $n"; done
+step ratelimit
+for i in $(seq 1 150); do echo "trace rl$i start kst_rl_nosuch" > $C 2>/dev/null; done
+echo "@@RL $(dmesg | grep -c 'kstats: trace rl[0-9]*: no function or tracepoint kst_rl_nosuch')"
 step wildcards
 ctl "trace w1 start kst_target_*"
 ctl "trace w2 start kst_target_delay,kst_target_null"
@@ -474,7 +477,7 @@ def check(logpath):
     want_steps = ["fn-%s" % m for m in function_methods(series, arch) + ["default"]] + [
         "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
         "remove-pending", "read-while-removed", "concurrent",
-        "spellings", "wildcards", "rmmod-with-traces", "done"]
+        "spellings", "ratelimit", "wildcards", "rmmod-with-traces", "done"]
     for s in want_steps:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -612,6 +615,10 @@ def check(logpath):
     r.check([l for l in st if l.startswith("@@LIST-BEGIN")] and
             all(x[1] == "0" for x in ctls(st) if x[0].startswith("remove")),
             "every spelled trace removes")
+
+    # 150 refusals in a burst: dmesg gets at most the burst of 100 (5 s).
+    rl = [int(l.split()[1]) for l in steps["ratelimit"] if l.startswith("@@RL ")]
+    r.check(rl and 1 <= rl[0] <= 100, "refusals in a loop are rate-limited in dmesg", str(rl))
 
     # Several functions into one histogram: a list everywhere, a pattern
     # where ftrace can match it (fprobe, 6.12). The calls: delay 3,
