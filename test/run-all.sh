@@ -43,6 +43,13 @@ add_counts() {
 	FAILED=$((FAILED + $4))
 }
 
+# The kstats tool: build (static too) and host unit tests on the nodes
+# captured under test/data/.
+run "kstats tool: builds, dynamic and static" bash test/tool-build.sh
+./tools/unit_test test/data >"$LOGS/tool-unit.result" 2>&1
+grep -E '^(FAIL|unit: )' "$LOGS/tool-unit.result" | sed 's/^/    [tool] /'
+add_counts "$LOGS/tool-unit.result"
+
 mapfile -t KERNELS < <(ks_kernels)
 for series in 6.1 6.12; do
 	found=0
@@ -93,6 +100,16 @@ for k in "${KERNELS[@]}"; do
 		>"$LOGS/engine-$k.result" 2>&1
 	sed "s/^/    [$k] /" "$LOGS/engine-$k.result"
 	add_counts "$LOGS/engine-$k.result"
+
+	script=$LOGS/tool-$k.sh
+	python3 test/tool_test.py gen "$script"
+	run "$k: guest runs the kstats tool against live metrics, clean console" \
+		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-tool-$k.console" \
+		"out/$k/kstats.ko" "out/tools/kstats"
+	python3 test/tool_test.py check "$LOGS/guest-tool-$k.console" \
+		>"$LOGS/tool-$k.result" 2>&1
+	sed "s/^/    [$k] /" "$LOGS/tool-$k.result"
+	add_counts "$LOGS/tool-$k.result"
 
 	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"

@@ -574,7 +574,7 @@ static int cmd_watch(int argc, char **argv)
 	unsigned long ival = 1, count = 0, k;
 	struct timespec next;
 	struct ks_node n;
-	char ts[32], a[32], b[32], c[32];
+	char ts[32], a[32], b[32], c[32], path[4096];
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "hju:i:n:", unit_opts, NULL)) != -1) {
@@ -609,10 +609,11 @@ static int cmd_watch(int argc, char **argv)
 		next.tv_sec += ival;
 		if (!sleep_until(&next))
 			break;
-		rc = load(argv[optind], true, &n);
-		if (rc == EX_NOINPUT)
+		snprintf(path, sizeof(path), "%s/_interval/%s", root, argv[optind]);
+		if (access(path, F_OK) && errno == ENOENT)
 			return err_exit(EX_IOERR, "%s: the metric was removed while being watched",
 					argv[optind]);
+		rc = load(argv[optind], true, &n);
 		if (rc)
 			return rc;
 		timestamp(ts, sizeof(ts));
@@ -681,8 +682,10 @@ static int write_cmd(const char *path, const char *what, const char *cmd)
 		}
 		close(kfd);
 	}
-	if (e == ENOENT && !reason[0] && strcmp(what, "trace"))
-		return err_exit(EX_NOINPUT, "%s: no such file or metric", path);
+	/* ENOENT from trace is an unknown function: the words are wrong. */
+	if (e == ENOENT && strcmp(what, "trace"))
+		return err_exit(EX_NOINPUT, "%s: no such metric or trace (errno %d ENOENT)%s%s",
+				what, e, reason[0] ? "\nkstats: dmesg: " : "", reason);
 	if (e == EACCES || e == EPERM)
 		return err_exit(EX_NOPERM, "%s: %s: %s%s", what, path, strerror(e),
 				in_lockdown() ? " (the kernel is in lockdown: debugfs refuses writes)" :
