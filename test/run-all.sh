@@ -49,6 +49,10 @@ run "kstats tool: builds, dynamic and static" bash test/tool-build.sh
 ./tools/unit_test test/data >"$LOGS/tool-unit.result" 2>&1
 grep -E '^(FAIL|unit: )' "$LOGS/tool-unit.result" | sed 's/^/    [tool] /'
 add_counts "$LOGS/tool-unit.result"
+# Prometheus end to end: node_exporter and prometheus on loopback.
+bash test/prom-e2e.sh >"$LOGS/prom.result" 2>&1
+grep -E '^(FAIL|prom: )' "$LOGS/prom.result" | sed 's/^/    [prom] /'
+add_counts "$LOGS/prom.result"
 
 mapfile -t KERNELS < <(ks_kernels)
 for series in 6.1 6.12; do
