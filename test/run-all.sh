@@ -53,6 +53,9 @@ add_counts "$LOGS/tool-unit.result"
 bash test/prom-e2e.sh >"$LOGS/prom.result" 2>&1
 grep -E '^(FAIL|prom: )' "$LOGS/prom.result" | sed 's/^/    [prom] /'
 add_counts "$LOGS/prom.result"
+bash test/plot-test.sh >"$LOGS/plot.result" 2>&1
+grep -E '^(FAIL|plot: )' "$LOGS/plot.result" | sed 's/^/    [plot] /'
+add_counts "$LOGS/plot.result"
 
 mapfile -t KERNELS < <(ks_kernels)
 for series in 6.1 6.12; do
