@@ -49,6 +49,14 @@ echo "== promtool check metrics"
 promtool check metrics <"$T/textfile/kstats.prom"
 ok test $? = 0
 
+# The other bucket layouts and the cpu label pass promtool too.
+for opts in "--buckets slots" "--per-cpu" "--per-cpu --buckets slots"; do
+	# shellcheck disable=SC2086
+	env KSTATS_ROOT="$DATA" "$KSTATS" export --prometheus $opts >"$T/other.prom" &&
+		promtool check metrics <"$T/other.prom"
+	ok test $? = 0
+done
+
 echo "== node_exporter on 127.0.0.1:$NE_PORT"
 prometheus-node-exporter --web.listen-address="127.0.0.1:$NE_PORT" \
 	--collector.disable-defaults --collector.textfile \
@@ -116,6 +124,31 @@ print(f"bucket of p99: [{lo}, {hi}] ns; prometheus {prom * 1e9:.0f} ns; kstats {
       f"|diff| {abs(prom * 1e9 - p99):.0f} <= width {hi - lo + 1}")
 ok = lo - 1 <= prom * 1e9 <= hi + 1e-3 and lo <= p99 <= hi and abs(prom * 1e9 - p99) <= hi - lo + 1
 sys.exit(0 if ok else 1)
+EOF
+ok test $? = 0
+
+# Full slot resolution: the same file rewritten with --buckets slots.
+# Once Prometheus has scraped it (the 62 power-of-two series are marked
+# stale, 496 slot series remain), its p99 lies in kstats' p99 slot.
+ok env KSTATS_ROOT="$DATA" "$KSTATS" export --prometheus --buckets slots --textfile "$T/textfile"
+NURL="http://127.0.0.1:$PR_PORT/api/v1/query?query=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1]))' 'count(kstats_read_seconds_bucket)')"
+n=""
+for _ in $(seq 60); do
+	n=$(get "$NURL" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null)
+	[[ $n == 496 ]] && break
+	sleep 0.5
+done
+ok test "$n" = 496
+val=$(get "$URL" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")')
+echo "prometheus, --buckets slots: $Q = $val"
+python3 - "$val" "$P99" "$SLOT" "$FB" <<'EOF'
+import sys
+prom, p99, slot, fb = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+bk = slot >> fb
+lo = ((1 << fb) | (slot & ((1 << fb) - 1))) << (bk - 1) if bk else slot
+hi = lo + (1 << (bk - 1 if bk else 0)) - 1
+print(f"p99 slot {slot}: [{lo}, {hi}] ns; prometheus {prom * 1e9:.0f} ns; kstats {p99} ns")
+sys.exit(0 if lo - 1 <= prom * 1e9 <= hi + 1e-3 and lo <= p99 <= hi else 1)
 EOF
 ok test $? = 0
 
