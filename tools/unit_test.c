@@ -409,6 +409,37 @@ static void test_prom(void)
 	ks_node_free(&n);
 }
 
+/*
+ * Whole exposition texts, byte for byte, against test/data/expected/,
+ * made by test/data/prom-model.py, a model written from the README's
+ * rules (not from this code).
+ */
+static void test_prom_exact(void)
+{
+	static const struct {
+		const char *node, *expected;
+		bool per_cpu;
+	} cases[] = {
+		{ "6.12/kstats/read", "expected/read-6.12.prom", false },
+		{ "6.1/kstats/GAP-runq", "expected/GAP-runq-6.1.prom", false },
+		{ "6.1/kstats/runq", "expected/runq-6.1-per-cpu.prom", true },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ks_node n;
+		char *out = NULL, *want = slurp(cases[i].expected);
+
+		load(cases[i].node, &n);
+		CAPTURE(out, ks_prom_write(f, &n, KS_B_POW2, cases[i].per_cpu));
+		CHECK(!strcmp(out, want), "%s: export differs from %s", cases[i].node,
+		      cases[i].expected);
+		free(out);
+		free(want);
+		ks_node_free(&n);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	datadir = argc > 1 ? argv[1] : "test/data";
@@ -420,6 +451,7 @@ int main(int argc, char **argv)
 	test_rows();
 	test_hist_text();
 	test_prom();
+	test_prom_exact();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
