@@ -4,6 +4,7 @@
 #   make KVER=6.12.x-amd64 build for another installed headers package
 #   make demo              boot a stock kernel in QEMU and show a histogram
 #   make check             run every test (see README)
+#   make tools             the kstats command-line tool (tools/kstats)
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
@@ -24,4 +25,7 @@ demo:
 check:
 	bash test/run-all.sh
 
-.PHONY: all modules modules_install clean demo check
+tools:
+	$(MAKE) -C tools
+
+.PHONY: all modules modules_install clean demo check tools

@@ -3,7 +3,8 @@
 # kernel in QEMU, load kstats, trace real kernel code through _control while
 # a workload runs (vfs_read, and run-queue latency from sched_wakeup to
 # sched_switch), and show the distributions. Also loads the kstats_demo
-# client module: how late a 1 ms hrtimer fires.
+# client module: how late a 1 ms hrtimer fires. Ends with the kstats
+# tool: show of both traces, and list.
 # Usage: test/demo.sh [KVER]   (default: the newest reference kernel)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,12 +16,15 @@ bash test/lib/deps.sh
 KVER=${1:-$(ks_kernels | tail -1)}
 echo "== building kstats for $KVER (only what changed since the last run)"
 KS_INCREMENTAL=1 bash test/build.sh "$KVER"
+echo "== building the kstats tool (static, for the guest)"
+bash test/tool-build.sh >/dev/null
 
 script=$(mktemp)
 log=$TOP/out/demo-$KVER.console
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<'GUEST'
 D=/sys/kernel/debug/kstats
+ln -s /modules/kstats /bin/kstats
 run() { echo "# $*"; eval "$@"; }
 insmod /modules/kstats.ko
 run "echo trace read start vfs_read > $D/_control"
@@ -34,11 +38,15 @@ echo "== cat $D/read   (ns: slot, CPU, count, avg, cumulative fraction p)"
 cat $D/read
 run "grep CPUS $D/runq"
 run "grep CPUS $D/GAP-read | tail -5"
-run "echo remove read > $D/_control"
-run "echo remove runq > $D/_control"
 insmod /modules/kstats_demo.ko
 sleep 2
 run "grep CPUS $D/demo_hrtimer_late"
+echo "== the same with the kstats tool (/usr/sbin/kstats when installed)"
+run "kstats show read"
+run "kstats show runq"
+run "kstats list"
+kstats remove read
+kstats remove runq
 rmmod kstats_demo
 rmmod kstats
 echo "== unloaded"
@@ -46,7 +54,7 @@ GUEST
 echo "== booting $KVER in QEMU (TCG, 2 CPUs)"
 status=0
 bash test/lib/run-guest.sh "$KVER" "$script" "$log" \
-	"out/$KVER/kstats.ko" "out/$KVER/kstats_demo.ko" || status=$?
+	"out/$KVER/kstats.ko" "out/$KVER/kstats_demo.ko" out/tools/kstats || status=$?
 # The guest's own output, without the kernel's console messages.
 sed -n '/KSTATS-GUEST-START/,/KSTATS-GUEST-END/p' "$log" | grep -v '^\[ *[0-9.]*\]'
 echo "== full console log: $log"

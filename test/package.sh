@@ -23,7 +23,7 @@ ok() {
 	fi
 }
 
-pkgs=(debhelper dh-dkms dkms lintian dpkg-dev kmod xz-utils)
+pkgs=(debhelper dh-dkms dkms lintian dpkg-dev kmod xz-utils libjson-c-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
@@ -61,6 +61,36 @@ ok $? "package holds sources only, no build leftovers"
 # 2. lintian: no error, no warning.
 lintian --fail-on error,warning "$WORK"/*.changes >"$WORK/lintian.log" 2>&1
 ok $? "lintian clean"
+
+# 2b. The tool's package, kstats (arch any): its files, installed and
+# purged with apt; kstats-dkms recommends it; the timer stays disabled.
+tooldeb=$WORK/kstats_${ver}_$(dpkg --print-architecture).deb
+[[ -f $tooldeb ]]
+ok $? "package $(basename "$tooldeb") built"
+files=$(dpkg -c "$tooldeb" | awk '{print $6}')
+for f in ./usr/sbin/kstats ./usr/share/man/man8/kstats.8.gz \
+	./usr/share/bash-completion/completions/kstats \
+	./lib/systemd/system/kstats-export.service ./lib/systemd/system/kstats-export.timer; do
+	grep -qx "$f" <<<"$files"
+	ok $? "kstats package holds $f"
+done
+! grep -q '^./usr/src' <<<"$files"
+ok $? "kstats package holds no DKMS sources"
+dpkg-deb -f "$deb" Recommends | grep -Eq '(^|, )kstats(,|$)'
+ok $? "kstats-dkms recommends kstats"
+DEBIAN_FRONTEND=noninteractive apt-get install -y "$tooldeb" >"$WORK/install-tool.log" 2>&1
+ok $? "apt install ./$(basename "$tooldeb")"
+/usr/sbin/kstats --help >/dev/null
+ok $? "installed kstats --help"
+[[ $(KSTATS_ROOT=$TOP/test/data/6.12/kstats /usr/sbin/kstats list | awk 'NR > 1 {print $1}' | tr '\n' ' ') == \
+	"GAP-read GAP-runq demo_hrtimer_late idle read read5 runq " ]]
+ok $? "installed kstats lists the captured nodes"
+! ls /etc/systemd/system/timers.target.wants/kstats-export.timer >/dev/null 2>&1
+ok $? "kstats-export.timer is not enabled"
+apt-get purge -y kstats >"$WORK/purge-tool.log" 2>&1
+ok $? "apt-get purge kstats"
+! ls /usr/sbin/kstats /lib/systemd/system/kstats-export.* >/dev/null 2>&1
+ok $? "purge removes the tool and its units"
 
 # 3. Install with both kernels' headers present.
 apt-get purge -y kstats-dkms >/dev/null 2>&1

@@ -44,6 +44,20 @@ add_counts() {
 	FAILED=$((FAILED + $4))
 }
 
+# The kstats tool: build (static too) and host unit tests on the nodes
+# captured under test/data/.
+run "kstats tool: builds, dynamic and static" bash test/tool-build.sh
+./tools/unit_test test/data >"$LOGS/tool-unit.result" 2>&1
+grep -E '^(FAIL|unit: )' "$LOGS/tool-unit.result" | sed 's/^/    [tool] /'
+add_counts "$LOGS/tool-unit.result"
+# Prometheus end to end: node_exporter and prometheus on loopback.
+bash test/prom-e2e.sh >"$LOGS/prom.result" 2>&1
+grep -E '^(FAIL|prom: )' "$LOGS/prom.result" | sed 's/^/    [prom] /'
+add_counts "$LOGS/prom.result"
+bash test/plot-test.sh >"$LOGS/plot.result" 2>&1
+grep -E '^(FAIL|plot: )' "$LOGS/plot.result" | sed 's/^/    [plot] /'
+add_counts "$LOGS/plot.result"
+
 mapfile -t KERNELS < <(ks_kernels)
 for series in 6.1 6.12; do
 	found=0
@@ -94,6 +108,16 @@ for k in "${KERNELS[@]}"; do
 		>"$LOGS/engine-$k.result" 2>&1
 	sed "s/^/    [$k] /" "$LOGS/engine-$k.result"
 	add_counts "$LOGS/engine-$k.result"
+
+	script=$LOGS/tool-$k.sh
+	python3 test/tool_test.py gen "$script"
+	run "$k: guest runs the kstats tool against live metrics, clean console" \
+		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-tool-$k.console" \
+		"out/$k/kstats.ko" "out/tools/kstats"
+	python3 test/tool_test.py check "$LOGS/guest-tool-$k.console" \
+		>"$LOGS/tool-$k.result" 2>&1
+	sed "s/^/    [$k] /" "$LOGS/tool-$k.result"
+	add_counts "$LOGS/tool-$k.result"
 
 	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ksnode: the kstats tool's library. Parses a node's text (the summary
+ * lines and slot lines described in the README), formats values in a
+ * unit, merges slots into rows, and writes the Prometheus text
+ * exposition format. No I/O on debugfs here: the callers read the files.
+ */
+#ifndef KSNODE_H
+#define KSNODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KS_NPCT 5
+
+/* One percentile's four summary lines; has = 0 when the node printed "-". */
+struct ks_pct {
+	char key[8];		/* "p50", "p90", "p99", "p99.9", "p99.99" */
+	bool has;
+	uint64_t value, err;
+	unsigned int slot;
+	char relerr[24];	/* as printed, e.g. "0.064584" */
+};
+
+/* One slot line. */
+struct ks_line {
+	unsigned int slot;
+	bool totals;		/* a CPUS line */
+	unsigned int cpu;	/* nr_cpu_ids on CPUS lines */
+	uint64_t count, avg;
+	char p[16];		/* cumulative fraction, as printed */
+};
+
+struct ks_node {
+	char name[128];
+	unsigned int frac_bits;
+	bool active;
+	uint64_t samples, missed, nmi_dropped;
+	bool has_minmax;	/* false when min/max/mean are "-" */
+	uint64_t min, max, mean;
+	struct ks_pct pct[KS_NPCT];
+	char unit[16];
+	/* From a trace's "# trace NAME method M missed N (...)" line. */
+	bool is_trace, gone;
+	char method[16];
+	uint64_t trace_missed;
+	size_t n_lines;
+	struct ks_line *lines;
+	unsigned int seen;	/* bit mask of the summary keys found */
+};
+
+/* Parse a node's whole text. Returns 0, or -1 with a reason in @err. */
+int ks_parse(const char *text, struct ks_node *n, char *err, size_t errlen);
+void ks_node_free(struct ks_node *n);
+const struct ks_pct *ks_pct_get(const struct ks_node *n, const char *key);
+
+/* Histogram layout (the README's "Histogram layout"). */
+unsigned int ks_n_slots(unsigned int frac_bits);
+uint64_t ks_slot_base(unsigned int slot, unsigned int frac_bits);
+uint64_t ks_slot_top(unsigned int slot, unsigned int frac_bits);
+
+/* Units: ns, us, ms, s; auto picks one from a value (ns). */
+enum ks_unit { KS_NS, KS_US, KS_MS, KS_S, KS_AUTO };
+int ks_unit_parse(const char *s, enum ks_unit *u);
+enum ks_unit ks_unit_auto(uint64_t ns);
+const char *ks_unit_name(enum ks_unit u);
+/*
+ * Format @ns in @u: exact decimal, no float, trailing zeros of the
+ * fraction dropped ("1.5" us for 1500 ns, "0.000511" ms for 511 ns).
+ */
+void ks_fmt(char *buf, size_t len, uint64_t ns, enum ks_unit u);
+
+/* A row of the ASCII histogram: [low, high] with the count in it. */
+struct ks_row {
+	uint64_t low, high, count;
+};
+
+/*
+ * Rows of @n's CPUS lines (or of CPU @cpu's lines, when @cpu >= 0): one
+ * per non-empty slot when @slots, else one per power of two (slots
+ * merged by bucket, slot >> frac_bits). Only non-empty rows; ascending.
+ * Returns the number of rows written to *@rows (malloc'ed), or -1.
+ */
+int ks_rows(const struct ks_node *n, int cpu, bool slots, struct ks_row **rows);
+
+/*
+ * Print the histogram of @rows in funclatency's style to @f: a row per
+ * range, "low -> high : count |****|", bar width @width, and a
+ * "..." line where empty ranges were folded away.
+ */
+void ks_print_hist(FILE *f, const struct ks_row *rows, int nrows,
+		   enum ks_unit u, int width);
+
+/* Prometheus. */
+enum ks_buckets { KS_B_POW2, KS_B_SLOTS };
+/* "kstats_" + @name with every character outside [a-zA-Z0-9_] as '_'. */
+void ks_prom_name(char *buf, size_t len, const char *name);
+/* An exact decimal of @ns / 1e9, e.g. "0.000000511", "1", "18.446744073709551615". */
+void ks_fmt_seconds(char *buf, size_t len, uint64_t ns);
+/*
+ * Write @n as a Prometheus histogram (cumulative _bucket{le=...}, _sum,
+ * _count) and its missed counter. The bucket bounds depend only on
+ * frac_bits and @b. @per_cpu adds a cpu label from the CPU lines.
+ */
+void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
+		   bool per_cpu);
+
+#endif

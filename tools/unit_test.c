@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of ksnode: parsing, unit formatting, bucket merging and
+ * the exposition writer. Inputs are node files captured from a 6.12 guest
+ * (test/data/6.12, see test/data/README); the expected figures were read
+ * off those files by hand (or summed with awk from their CPUS lines), and
+ * the layout ones follow the README's "Histogram layout".
+ * Usage: unit_test DATA_DIR. Ends with "unit: N passed, M failed".
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksnode.h"
+
+static int passed, failed;
+static const char *datadir;
+
+#define CHECK(cond, ...) do {						\
+	if (cond) {							\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		printf("FAIL %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		putchar('\n');						\
+	}								\
+} while (0)
+
+#define EQ_U64(a, b) CHECK((uint64_t)(a) == (uint64_t)(b), "%s = %" PRIu64 ", want %" PRIu64, #a, (uint64_t)(a), (uint64_t)(b))
+#define EQ_STR(a, b) CHECK(!strcmp((a), (b)), "%s = '%s', want '%s'", #a, (a), (b))
+
+static char *slurp(const char *rel)
+{
+	char path[4096];
+	FILE *f;
+	char *buf;
+	long len;
+
+	snprintf(path, sizeof(path), "%s/%s", datadir, rel);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = calloc(1, len + 1);
+	if (fread(buf, 1, len, f) != (size_t)len)
+		exit(2);
+	fclose(f);
+	return buf;
+}
+
+static void load(const char *rel, struct ks_node *n)
+{
+	char err[128], *t = slurp(rel);
+
+	if (ks_parse(t, n, err, sizeof(err))) {
+		printf("FAIL parse %s: %s\n", rel, err);
+		exit(2);
+	}
+	free(t);
+}
+
+/* Output of a function writing to a FILE, as a string. */
+#define CAPTURE(buf, call) do {						\
+	size_t _len;							\
+	FILE *f = open_memstream(&(buf), &_len);			\
+	call;								\
+	fclose(f);							\
+} while (0)
+
+static void test_parse_read(void)
+{
+	struct ks_node n;
+	const struct ks_pct *p;
+	uint64_t total = 0;
+	size_t i, cpus = 0;
+
+	load("6.12/kstats/read", &n);
+	EQ_STR(n.name, "read");
+	EQ_U64(n.frac_bits, 3);
+	CHECK(n.active, "active");
+	EQ_U64(n.samples, 983);
+	EQ_U64(n.missed, 0);
+	EQ_U64(n.nmi_dropped, 0);
+	CHECK(n.has_minmax, "has min/max");
+	EQ_U64(n.min, 2978);
+	EQ_U64(n.max, 6682961);
+	EQ_U64(n.mean, 53114);
+	p = ks_pct_get(&n, "p50");
+	CHECK(p->has, "p50");
+	EQ_U64(p->value, 21793);
+	EQ_U64(p->slot, 98);
+	EQ_U64(p->err, 2047);
+	EQ_STR(p->relerr, "0.099952");
+	p = ks_pct_get(&n, "p99");
+	EQ_U64(p->value, 720896);
+	EQ_U64(p->slot, 139);
+	EQ_U64(p->err, 65535);
+	EQ_STR(p->relerr, "0.090908");
+	/* p99.9 must not be taken for p99 (the key is a prefix). */
+	p = ks_pct_get(&n, "p99.9");
+	EQ_U64(p->value, 6682961);
+	EQ_U64(p->slot, 164);
+	EQ_U64(p->err, 391505);
+	EQ_STR(p->relerr, "0.062229");
+	EQ_STR(n.unit, "ns");
+	CHECK(n.is_trace, "trace line");
+	EQ_STR(n.method, "fprobe");
+	EQ_U64(n.trace_missed, 0);
+	CHECK(!n.gone, "not gone");
+	/* 86 slot lines: 43 of CPU 1, 43 CPUS lines summing to samples. */
+	EQ_U64(n.n_lines, 86);
+	for (i = 0; i < n.n_lines; i++)
+		if (n.lines[i].totals) {
+			cpus++;
+			total += n.lines[i].count;
+			CHECK(n.lines[i].cpu == 2, "CPUS line's number is nr_cpu_ids");
+		} else {
+			CHECK(n.lines[i].cpu == 1, "CPU line of CPU 1");
+		}
+	EQ_U64(cpus, 43);
+	EQ_U64(total, 983);
+	/* The first line: slot 75  CPU  1 count 1 avg 2978 p 0.001017 */
+	EQ_U64(n.lines[0].slot, 75);
+	CHECK(!n.lines[0].totals, "first is a CPU line");
+	EQ_U64(n.lines[0].avg, 2978);
+	EQ_STR(n.lines[0].p, "0.001017");
+	ks_node_free(&n);
+}
+
+static void test_parse_other(void)
+{
+	struct ks_node n;
+	int i;
+
+	/* No samples: every figure from min on is "-". */
+	load("6.12/kstats/idle", &n);
+	EQ_U64(n.frac_bits, 0);
+	EQ_U64(n.samples, 0);
+	CHECK(!n.has_minmax, "no min/max");
+	for (i = 0; i < KS_NPCT; i++)
+		CHECK(!n.pct[i].has, "%s is -", n.pct[i].key);
+	EQ_U64(n.n_lines, 0);
+	ks_node_free(&n);
+
+	load("6.12/read5.stopped", &n);
+	CHECK(!n.active, "stopped");
+	EQ_U64(n.frac_bits, 5);
+	EQ_STR(n.method, "kretprobe");
+	ks_node_free(&n);
+
+	/* A client metric has no trace line. */
+	load("6.12/kstats/demo_hrtimer_late", &n);
+	CHECK(!n.is_trace, "client metric");
+	EQ_U64(n.samples, 1231);
+	ks_node_free(&n);
+
+	/* Refusals: not a node, a bad value, a missing key, a bad slot. */
+	{
+		char err[128];
+		static const char *const bad[] = {
+			"hello\n",
+			"# name x\n# frac_bits 9\n",
+			"# name x\n# frac_bits 3\n",
+			"# name x\n# frac_bits 0\n# state active\n# samples 1\n"
+			"# missed 0\n# nmi_dropped 0\n# min 1\n# max 1\n# mean 1\n"
+			"# unit ns\nslot 999 CPUS 2 count 1 avg 1 p 1.000000\n",
+			"# samples -5\n",
+		};
+
+		for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++)
+			CHECK(ks_parse(bad[i], &n, err, sizeof(err)) == -1,
+			      "bad input %d refused", i);
+	}
+}
+
+/* Every captured node of both kernels parses; CPUS counts sum to samples. */
+static void test_parse_all(void)
+{
+	static const char *const kernels[] = { "6.1", "6.12" };
+	static const char *const nodes[] = {
+		"read", "GAP-read", "runq", "GAP-runq", "read5", "idle",
+		"demo_hrtimer_late", "_interval/read", "_interval/read.2",
+	};
+	char rel[128];
+	size_t k, i, j;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+			struct ks_node n;
+			uint64_t total = 0;
+
+			snprintf(rel, sizeof(rel), "%s/kstats/%s", kernels[k], nodes[i]);
+			load(rel, &n);
+			for (j = 0; j < n.n_lines; j++)
+				if (n.lines[j].totals)
+					total += n.lines[j].count;
+			CHECK(total == n.samples, "%s: CPUS total %" PRIu64 " != samples %" PRIu64,
+			      rel, total, n.samples);
+			ks_node_free(&n);
+		}
+}
+
+static void test_layout(void)
+{
+	/* README: "With frac_bits = 3 ... slot 55 holds 480..511". */
+	EQ_U64(ks_slot_base(55, 3), 480);
+	EQ_U64(ks_slot_top(55, 3), 511);
+	/* 497 slots at frac_bits 3; U64_MAX is in slot 495. */
+	EQ_U64(ks_n_slots(3), 497);
+	EQ_U64(ks_slot_top(495, 3), UINT64_MAX);
+	/* Values below 2^frac_bits get a slot each. */
+	EQ_U64(ks_slot_base(7, 3), 7);
+	EQ_U64(ks_slot_top(7, 3), 7);
+	EQ_U64(ks_slot_base(8, 3), 8);
+	EQ_U64(ks_slot_top(15, 3), 15);
+	EQ_U64(ks_slot_base(16, 3), 16);
+	EQ_U64(ks_slot_top(16, 3), 17);
+	/* frac_bits 0: one slot per power of two. */
+	EQ_U64(ks_n_slots(0), 66);
+	EQ_U64(ks_slot_base(10, 0), 512);
+	EQ_U64(ks_slot_top(10, 0), 1023);
+	/* The read node's p99 slot 139 is [720896, 786431]: err 65535. */
+	EQ_U64(ks_slot_base(139, 3), 720896);
+	EQ_U64(ks_slot_top(139, 3) - ks_slot_base(139, 3), 65535);
+}
+
+static void test_units(void)
+{
+	char b[64];
+	enum ks_unit u;
+
+	ks_fmt(b, sizeof(b), 0, KS_NS); EQ_STR(b, "0");
+	ks_fmt(b, sizeof(b), 1500, KS_US); EQ_STR(b, "1.5");
+	ks_fmt(b, sizeof(b), 511, KS_MS); EQ_STR(b, "0.000511");
+	ks_fmt(b, sizeof(b), 1000000, KS_MS); EQ_STR(b, "1");
+	ks_fmt(b, sizeof(b), 6682961, KS_MS); EQ_STR(b, "6.682961");
+	ks_fmt(b, sizeof(b), 1000001, KS_S); EQ_STR(b, "0.001000001");
+	ks_fmt(b, sizeof(b), UINT64_MAX, KS_S); EQ_STR(b, "18446744073.709551615");
+	ks_fmt(b, sizeof(b), 21793, KS_AUTO); EQ_STR(b, "21.793");
+	ks_fmt_seconds(b, sizeof(b), 511); EQ_STR(b, "0.000000511");
+	ks_fmt_seconds(b, sizeof(b), 3000000000ULL); EQ_STR(b, "3");
+	CHECK(ks_unit_auto(999) == KS_NS, "auto 999");
+	CHECK(ks_unit_auto(1000) == KS_US, "auto 1000");
+	CHECK(ks_unit_auto(999999) == KS_US, "auto 999999");
+	CHECK(ks_unit_auto(1000000) == KS_MS, "auto 1e6");
+	CHECK(ks_unit_auto(1000000000) == KS_S, "auto 1e9");
+	CHECK(!ks_unit_parse("us", &u) && u == KS_US, "parse us");
+	CHECK(ks_unit_parse("usec", &u) == -1, "parse usec refused");
+}
+
+static void test_rows(void)
+{
+	/*
+	 * The read node's CPUS counts summed per power of two (bucket =
+	 * slot >> 3), with awk: bucket 9 (2048..4095) 1, 10: 2, 11: 27,
+	 * 12: 890, 13: 13, 14: 15, 15: 18, 16: 1, 17: 9, 18: 2, 19: 4, 20: 1.
+	 */
+	static const uint64_t want[][2] = {
+		{ 9, 1 }, { 10, 2 }, { 11, 27 }, { 12, 890 }, { 13, 13 },
+		{ 14, 15 }, { 15, 18 }, { 16, 1 }, { 17, 9 }, { 18, 2 },
+		{ 19, 4 }, { 20, 1 },
+	};
+	struct ks_node n;
+	struct ks_row *r;
+	uint64_t total = 0;
+	int nr, i;
+
+	load("6.12/kstats/read", &n);
+	nr = ks_rows(&n, -1, false, &r);
+	EQ_U64(nr, 12);
+	for (i = 0; i < nr && i < 12; i++) {
+		/* Bucket b >= 1 at frac_bits 3 is [2^(b+2), 2^(b+3) - 1]. */
+		EQ_U64(r[i].low, 1ULL << (want[i][0] + 2));
+		EQ_U64(r[i].high, (1ULL << (want[i][0] + 3)) - 1);
+		EQ_U64(r[i].count, want[i][1]);
+	}
+	free(r);
+	/* --slots: one row per CPUS line; the counts still add up. */
+	nr = ks_rows(&n, -1, true, &r);
+	EQ_U64(nr, 43);
+	for (i = 0; i < nr; i++)
+		total += r[i].count;
+	EQ_U64(total, 983);
+	EQ_U64(r[0].low, 2816);		/* slot 75 = (8 | 3) << 8 */
+	EQ_U64(r[0].high, 3071);
+	free(r);
+	/* Every sample is on CPU 1: CPU 0 has no rows, CPU 1 all of them. */
+	EQ_U64(ks_rows(&n, 0, false, &r), 0);
+	free(r);
+	EQ_U64(ks_rows(&n, 1, false, &r), 12);
+	EQ_U64(r[3].count, 890);
+	free(r);
+	ks_node_free(&n);
+}
+
+static void test_hist_text(void)
+{
+	static const struct ks_row rows[] = {
+		{ 0, 7, 1 }, { 8, 15, 4 }, { 32, 63, 2 },
+	};
+	static const char want[] =
+		"                ns                       : count     distribution\n"
+		"                 0 -> 7                  : 1         |*   |\n"
+		"                 8 -> 15                 : 4         |****|\n"
+		"                 ...\n"
+		"                32 -> 63                 : 2         |**  |\n";
+	char *out = NULL;
+
+	CAPTURE(out, ks_print_hist(f, rows, 3, KS_NS, 4));
+	EQ_STR(out, want);
+	free(out);
+}
+
+static void test_prom(void)
+{
+	struct ks_node n;
+	char *out = NULL, *line, *save, nm[64];
+	int lines = 0, buckets = 0;
+	bool seen_4095 = false, seen_8191 = false, seen_inf = false;
+	bool seen_sum = false, seen_count = false, seen_missed = false;
+
+	ks_prom_name(nm, sizeof(nm), "GAP-read");
+	EQ_STR(nm, "kstats_GAP_read");
+	ks_prom_name(nm, sizeof(nm), "a.b:c9");
+	EQ_STR(nm, "kstats_a_b_c9");
+
+	load("6.12/kstats/read", &n);
+	CAPTURE(out, ks_prom_write(f, &n, KS_B_POW2, false));
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		if (!strncmp(line, "kstats_read_seconds_bucket{", 27))
+			buckets++;
+		/* Buckets 9 (to 4095) and 10 (to 8191) hold 1 and 2. */
+		if (!strcmp(line, "kstats_read_seconds_bucket{le=\"0.000004095\"} 1"))
+			seen_4095 = true;
+		if (!strcmp(line, "kstats_read_seconds_bucket{le=\"0.000008191\"} 3"))
+			seen_8191 = true;
+		if (!strcmp(line, "kstats_read_seconds_bucket{le=\"+Inf\"} 983"))
+			seen_inf = true;
+		/* sum of count * avg over the CPUS lines (awk): 52210847 ns. */
+		if (!strcmp(line, "kstats_read_seconds_sum 0.052210847"))
+			seen_sum = true;
+		if (!strcmp(line, "kstats_read_seconds_count 983"))
+			seen_count = true;
+		if (!strcmp(line, "kstats_read_missed_total 0"))
+			seen_missed = true;
+	}
+	/* frac_bits 3: 61 finite bounds (buckets 0..60) and +Inf. */
+	EQ_U64(buckets, 62);
+	/* HELP, TYPE, 62 buckets, sum, count; HELP, TYPE, missed. */
+	EQ_U64(lines, 69);
+	CHECK(seen_4095, "bucket le 4.095us = 1");
+	CHECK(seen_8191, "bucket le 8.191us = 3");
+	CHECK(seen_inf, "+Inf = samples");
+	CHECK(seen_sum, "sum");
+	CHECK(seen_count, "count");
+	CHECK(seen_missed, "missed counter");
+	free(out);
+
+	/* The bucket set depends only on frac_bits: same for an empty node. */
+	{
+		struct ks_node e;
+		const char *p;
+
+		load("6.12/kstats/idle", &e);
+		e.frac_bits = 3;
+		out = NULL;
+		CAPTURE(out, ks_prom_write(f, &e, KS_B_POW2, false));
+		for (buckets = 0, p = out; (p = strstr(p, "_bucket{")); p++)
+			buckets++;
+		EQ_U64(buckets, 62);
+		CHECK(strstr(out, "kstats_idle_seconds_bucket{le=\"0.000000007\"} 0\n") != NULL,
+		      "first bound is 7 ns");
+		CHECK(strstr(out, "kstats_idle_seconds_sum 0\n") != NULL, "sum 0");
+		free(out);
+		ks_node_free(&e);
+	}
+	/* --buckets slots: every slot but the one ending at U64_MAX: 495. */
+	out = NULL;
+	CAPTURE(out, ks_prom_write(f, &n, KS_B_SLOTS, false));
+	{
+		const char *p;
+
+		for (buckets = 0, p = out; (p = strstr(p, "_bucket{")); p++)
+			buckets++;
+		EQ_U64(buckets, 496);
+		/* slot 75 ends at 3071; slot 80 (4096..4607) is the second. */
+		CHECK(strstr(out, "{le=\"0.000003071\"} 1\n") != NULL, "slot 75");
+		CHECK(strstr(out, "{le=\"0.000004607\"} 2\n") != NULL, "slot 80");
+	}
+	free(out);
+	/* --per-cpu: only CPU 1 has samples. */
+	out = NULL;
+	CAPTURE(out, ks_prom_write(f, &n, KS_B_POW2, true));
+	CHECK(strstr(out, "kstats_read_seconds_bucket{cpu=\"1\",le=\"+Inf\"} 983\n") != NULL,
+	      "per-cpu +Inf");
+	CHECK(strstr(out, "kstats_read_seconds_count{cpu=\"1\"} 983\n") != NULL,
+	      "per-cpu count");
+	CHECK(strstr(out, "cpu=\"0\"") == NULL, "no CPU 0 series");
+	free(out);
+	ks_node_free(&n);
+}
+
+/*
+ * Whole exposition texts, byte for byte, against test/data/expected/,
+ * made by test/data/prom-model.py, a model written from the README's
+ * rules (not from this code).
+ */
+static void test_prom_exact(void)
+{
+	static const struct {
+		const char *node, *expected;
+		bool per_cpu;
+	} cases[] = {
+		{ "6.12/kstats/read", "expected/read-6.12.prom", false },
+		{ "6.1/kstats/GAP-runq", "expected/GAP-runq-6.1.prom", false },
+		{ "6.1/kstats/runq", "expected/runq-6.1-per-cpu.prom", true },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ks_node n;
+		char *out = NULL, *want = slurp(cases[i].expected);
+
+		load(cases[i].node, &n);
+		CAPTURE(out, ks_prom_write(f, &n, KS_B_POW2, cases[i].per_cpu));
+		CHECK(!strcmp(out, want), "%s: export differs from %s", cases[i].node,
+		      cases[i].expected);
+		free(out);
+		free(want);
+		ks_node_free(&n);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	datadir = argc > 1 ? argv[1] : "test/data";
+	test_parse_read();
+	test_parse_other();
+	test_parse_all();
+	test_layout();
+	test_units();
+	test_rows();
+	test_hist_text();
+	test_prom();
+	test_prom_exact();
+	printf("unit: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
