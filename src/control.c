@@ -61,8 +61,8 @@ static __printf(3, 4) int ks_why(struct ks_trace_req *req, const char **why,
  *
  * Sets @req->method from @req->given_method and the kinds of start and
  * end: a pair of __tracepoint_ names is a tracepoint pair, two functions a
- * kprobe pair. With bare names not resolved yet, only what holds
- * whatever they turn out to be is checked.
+ * kprobe pair. Before ks_resolve_points() has run, only what holds
+ * whatever the names turn out to be is checked.
  *
  * Context: any; pure function of @req.
  * Return: 0, or -EINVAL.
@@ -71,9 +71,8 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 {
 	bool tp_start = ks_is_tracepoint(req->start);
 	bool tp_end = req->end[0] && ks_is_tracepoint(req->end);
-	/* A bare name may still turn out to be a tracepoint. */
-	bool unresolved = req->start_kind == KS_POINT_ANY ||
-			  (req->end[0] && req->end_kind == KS_POINT_ANY);
+	/* Names are checked first: "no such tracepoint" beats "needs an end". */
+	bool unresolved = !req->resolved;
 
 	req->method = req->given_method;
 	if ((req->end[0] && ks_is_function_set(req->start)) ||
@@ -164,6 +163,9 @@ static int ks_parse_point(struct ks_trace_req *req, const char *word,
 		return ks_why(req, why, "%s names nothing", word);
 	if (kind == KS_POINT_ANY && ks_is_tracepoint(name))
 		kind = KS_POINT_TRACEPOINT;
+	if (kind == KS_POINT_TRACEPOINT && strpbrk(name, ",*?["))
+		return ks_why(req, why, "%s: lists and patterns are of functions only",
+			      word);
 	if (kind == KS_POINT_TRACEPOINT && !ks_is_tracepoint(name)) {
 		colon = strchr(name, ':');
 		if (colon) {
@@ -301,6 +303,10 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 		return -ENAMETOOLONG;
 	}
 	strscpy(req->name, words[1], sizeof(req->name));
+	if (!strcmp(words[0], "trace") &&
+	    !strncmp(req->name, KS_GAP_PREFIX, strlen(KS_GAP_PREFIX)))
+		return ks_why(req, why, "names starting with %s are the gap nodes of traces",
+			      KS_GAP_PREFIX);
 	if (!strcmp(words[0], "remove")) {
 		req->op = KS_OP_REMOVE;
 		if (n == 2)

@@ -128,7 +128,8 @@ static void ks_reset_local(void *arg)
  * bring a whole pre-reset count back. Offline CPUs record nothing, so
  * they are cleared from here. A sample racing the reset may be lost, or
  * keep its sum but not its count; readers clamp averages into the slot.
- * The interval in progress is dropped too: the next interval starts here.
+ * The interval in progress is dropped too: the next interval starts here;
+ * missed and nmi_dropped count from here on.
  *
  * Context: process context with interrupts enabled; may sleep.
  */
@@ -146,6 +147,11 @@ void kstats_reset(struct kstats *ks)
 	ks_base_free(ks);
 	ks->carry_min = U64_MAX;
 	ks->carry_max = 0;
+	/* The owner's counters only grow: reset moves the zero instead. */
+	ks->last_missed = ks->missed ? ks->missed(ks->show_extra_arg) : 0;
+	ks->last_nmi_dropped = atomic_long_read(&ks->nmi_dropped);
+	WRITE_ONCE(ks->reset_missed, ks->last_missed);
+	WRITE_ONCE(ks->reset_nmi_dropped, ks->last_nmi_dropped);
 	mutex_unlock(&ks->interval_lock);
 }
 
@@ -466,7 +472,9 @@ struct ks_snapshot *ks_snapshot_take(struct kstats *ks)
 	}
 	ks_builder_done(&b);
 	b.snap->missed = ks->missed ? ks->missed(ks->show_extra_arg) : 0;
-	b.snap->nmi_dropped = atomic_long_read(&ks->nmi_dropped);
+	b.snap->missed -= READ_ONCE(ks->reset_missed);
+	b.snap->nmi_dropped = atomic_long_read(&ks->nmi_dropped) -
+			      READ_ONCE(ks->reset_nmi_dropped);
 	ks_builder_free(&b);
 	return b.snap;
 }

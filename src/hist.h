@@ -66,6 +66,9 @@ struct kstats {
 	u64 carry_min, carry_max;	/* bounds taken by a cut that failed */
 	unsigned long last_missed;
 	long last_nmi_dropped;
+	/* missed and nmi_dropped at the last reset, which clears them too. */
+	unsigned long reset_missed;
+	long reset_nmi_dropped;
 	struct list_head list;	/* on ks_list, under ks_lock */
 	char name[KSTATS_NAME_MAX + 1];
 };

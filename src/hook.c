@@ -122,6 +122,13 @@ static __always_inline void ks_leave(u8 *busy)
 	WRITE_ONCE(*busy, 0);
 }
 
+/* A sample lost: counted while the trace's node records (not stopped). */
+static __always_inline void ks_lost(struct ks_trace *t, atomic_long_t *cause)
+{
+	if (READ_ONCE(t->dur->active))
+		atomic_long_inc(cause);
+}
+
 static u64 notrace ks_now(void)
 {
 	return ktime_get_mono_fast_ns();
@@ -143,7 +150,7 @@ static void notrace ks_gap_end(struct ks_trace *t, u64 now)
 static void notrace ks_record_span(struct ks_trace *t, u64 start, u64 now)
 {
 	if (unlikely(now < start))
-		atomic_long_inc(&t->negative);
+		ks_lost(t, &t->negative);
 	else
 		kstats_record(t->dur, now - start);
 }
@@ -152,7 +159,7 @@ static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
 				 u64 now, bool replace)
 {
 	if (!ks_starts_put(t->starts, task, now, replace))
-		atomic_long_inc(&t->table_full);
+		ks_lost(t, &t->table_full);
 }
 
 /* A section of @task ends now. */
@@ -162,7 +169,7 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task)
 	u64 now, start;
 
 	if (!busy) {
-		atomic_long_inc(&t->nested_end);
+		ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
@@ -181,7 +188,7 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 	u64 now;
 
 	if (!busy) {
-		atomic_long_inc(&t->nested_start);
+		ks_lost(t, &t->nested_start);
 		return;
 	}
 	now = ks_now();
@@ -200,7 +207,7 @@ static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 	u64 now;
 
 	if (!busy) {
-		atomic_long_inc(&t->nested_start);
+		ks_lost(t, &t->nested_start);
 		return 1;	/* no return probe for this call */
 	}
 	now = ks_now();
@@ -218,7 +225,7 @@ static int notrace ks_krp_return(struct kretprobe_instance *ri,
 	u64 now;
 
 	if (!busy) {
-		atomic_long_inc(&t->nested_end);
+		ks_lost(t, &t->nested_end);
 		return 0;
 	}
 	now = ks_now();
@@ -236,7 +243,7 @@ static KS_FPROBE_ENTRY(ks_fp_entry)
 	u64 now;
 
 	if (!busy) {
-		atomic_long_inc(&t->nested_start);
+		ks_lost(t, &t->nested_start);
 		return KS_FPROBE_ENTRY_SKIP;
 	}
 	now = ks_now();
@@ -253,7 +260,7 @@ static KS_FPROBE_EXIT(ks_fp_exit)
 	u64 now;
 
 	if (!busy) {
-		atomic_long_inc(&t->nested_end);
+		ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
@@ -314,7 +321,7 @@ static void notrace ks_runq_wakeup(struct ks_trace *t,
 		return;
 	busy = ks_enter();
 	if (!busy) {
-		atomic_long_inc(&t->nested_start);
+		ks_lost(t, &t->nested_start);
 		return;
 	}
 	now = ks_now();
@@ -352,7 +359,7 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	u64 now, start;
 
 	if (!busy) {
-		atomic_long_inc(&t->nested_end);
+		ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
@@ -656,33 +663,26 @@ static unsigned long ks_probe_missed(struct ks_trace *t)
 		return t->fp.nmissed;
 #endif
 	case KS_METHOD_KPROBE:
-		return t->kp.end.nmissed;
+		return t->kp.start.nmissed + t->kp.end.nmissed;
 	default:
 		return 0;
 	}
 }
 
 /*
- * Samples lost, each counted once. In a section pair, whatever loses a
- * start (no room, a start probe that did not fire, a start inside a
- * kstats handler) shows up once, as the end that finds no start. For
- * run-queue latency a switch-in without a start is normal (the task ran
- * before the trace began), so lost starts are counted where they happen.
+ * Samples lost, each counted once, where it is lost: a probe that did
+ * not fire, a start with no room, a hit inside a kstats handler, an end
+ * before its start. An end that finds no start (no_start) is not among
+ * them: its section began before the trace did, or the pair's functions
+ * do not always come in pairs (a write without a read); and a start
+ * that was lost has already been counted.
  */
 static unsigned long ks_trace_missed(struct ks_trace *t)
 {
-	unsigned long missed = ks_probe_missed(t) +
-			       atomic_long_read(&t->nested_end) +
-			       atomic_long_read(&t->negative);
-
-	if (t->runq)
-		missed += atomic_long_read(&t->table_full) +
-			  atomic_long_read(&t->nested_start);
-	else if (t->starts)
-		missed += atomic_long_read(&t->no_start);
-	else
-		missed += atomic_long_read(&t->nested_start);
-	return missed;
+	return ks_probe_missed(t) + atomic_long_read(&t->table_full) +
+	       atomic_long_read(&t->nested_start) +
+	       atomic_long_read(&t->nested_end) +
+	       atomic_long_read(&t->negative);
 }
 
 /* ks_trace_missed() as the nodes' "missed" callback. */
@@ -696,14 +696,14 @@ static void ks_trace_show_missed(struct seq_file *m, void *arg)
 {
 	struct ks_trace *t = arg;
 
-	seq_printf(m, "# trace %s method %s missed %lu (probe %lu no_start %ld table_full %ld nested %ld negative %ld)%s\n",
+	seq_printf(m, "# trace %s method %s missed %lu (probe %lu table_full %ld nested %ld negative %ld) no_start %ld%s\n",
 		   t->req.name, ks_method_name(t->req.method),
 		   ks_trace_missed(t), ks_probe_missed(t),
-		   atomic_long_read(&t->no_start),
 		   atomic_long_read(&t->table_full),
 		   atomic_long_read(&t->nested_start) +
 		   atomic_long_read(&t->nested_end),
-		   atomic_long_read(&t->negative), t->gone ? " gone" : "");
+		   atomic_long_read(&t->negative),
+		   atomic_long_read(&t->no_start), t->gone ? " gone" : "");
 }
 
 /*

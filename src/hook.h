@@ -78,6 +78,7 @@ struct ks_trace_req {
 	char end_group[KS_GROUP_MAX];
 	char start_word[KSYM_NAME_LEN];	/* as written, for messages */
 	char end_word[KSYM_NAME_LEN];
+	bool resolved;			/* by ks_resolve_points() */
 	char why[160];			/* the parser's reason for a refusal */
 };
 

@@ -392,6 +392,7 @@ static void ks_test_parse(struct kunit *test)
 				req->start_kind = KS_POINT_FUNCTION;
 			if (req->end_kind == KS_POINT_ANY)
 				req->end_kind = KS_POINT_FUNCTION;
+			req->resolved = true;
 			err = ks_check_trace(req, &why);
 		}
 		KUNIT_EXPECT_EQ_MSG(test, err, c->err, "line '%s'", c->line);

@@ -90,6 +90,9 @@ int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 		if (ks_find_tracepoint(sym))
 			ks_err_ratelimited("trace %s: no function %s; the tracepoint is tracepoint:%s\n",
 					   name, sym, sym);
+		else if (strchr(sym, '+'))
+			ks_err_ratelimited("trace %s: no function %s: kstats times functions and sections, not offsets\n",
+					   name, sym);
 		else
 			ks_err_ratelimited("trace %s: no function %s in the kernel or its modules\n",
 					   name, sym);
@@ -263,6 +266,10 @@ static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
 		*resolved = KS_POINT_TRACEPOINT;
 		return 0;
 	}
+	/* perf's event names without their group: syscalls:sys_enter_NAME */
+	if ((strstarts(sym, "sys_enter_") || strstarts(sym, "sys_exit_")) &&
+	    ks_tp_symbol(tp_sym, sym))
+		return ks_point_tracepoint(req->name, tp_sym, "", word);
 	if (!strncmp(sym, "sys_", 4) && ks_syscall_prefix())
 		return ks_point_syscall(req->name, sym, sym + 4, word);
 	ks_err_ratelimited("trace %s: no function or tracepoint %s in the kernel or its modules\n",
@@ -290,6 +297,7 @@ int ks_resolve_points(struct ks_trace_req *req)
 	err = ks_resolve_point(req, false);
 	if (!err && req->end[0])
 		err = ks_resolve_point(req, true);
+	req->resolved = !err;
 	return err;
 }
 
@@ -410,9 +418,15 @@ int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f)
 		return 0;
 	}
 	cur = list;
-	while (!err && (name = strsep(&cur, ",")))
-		if (*name)
-			err = ks_funcs_add(f, trace, name);
+	while (!err && (name = strsep(&cur, ","))) {
+		if (!*name) {
+			ks_err_ratelimited("trace %s: %s: an empty name in the list\n",
+					   trace, spec);
+			err = -EINVAL;
+			break;
+		}
+		err = ks_funcs_add(f, trace, name);
+	}
 	kfree(list);
 	if (err == -E2BIG)
 		ks_err_ratelimited("trace %s: %s covers more than %d functions\n",
