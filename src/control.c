@@ -303,10 +303,6 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 		return -ENAMETOOLONG;
 	}
 	strscpy(req->name, words[1], sizeof(req->name));
-	if (!strcmp(words[0], "trace") &&
-	    !strncmp(req->name, KS_GAP_PREFIX, strlen(KS_GAP_PREFIX)))
-		return ks_why(req, why, "names starting with %s are the gap nodes of traces",
-			      KS_GAP_PREFIX);
 	if (!strcmp(words[0], "remove")) {
 		req->op = KS_OP_REMOVE;
 		if (n == 2)
@@ -317,6 +313,9 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 		return ks_why(req, why, "'%s' is not a command: expected trace or remove",
 			      words[0]);
 	req->op = KS_OP_TRACE;
+	if (!strncmp(req->name, KS_GAP_PREFIX, strlen(KS_GAP_PREFIX)))
+		return ks_why(req, why, "names starting with %s are the gap nodes of traces",
+			      KS_GAP_PREFIX);
 	if (n > KS_CONTROL_MAX_WORDS)
 		return ks_why(req, why, "too many words (at most %d): '%s' and after",
 			      KS_CONTROL_MAX_WORDS, words[KS_CONTROL_MAX_WORDS]);
