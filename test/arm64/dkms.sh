@@ -17,7 +17,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 mkdir -p "$WORK/src"
 git -C "$TOP" ls-files -c | (cd "$TOP" && tar -cf - -T -) | tar -C "$WORK/src" -xf -
-(cd "$WORK/src" && dpkg-buildpackage -us -uc -b -aarm64) >"$WORK/bp.log" 2>&1 ||
+(cd "$WORK/src" && dpkg-buildpackage -us -uc -A -aarm64) >"$WORK/bp.log" 2>&1 ||
 	{ cat "$WORK/bp.log"; exit 1; }
 deb=$(ls "$WORK"/kstats-dkms_*_all.deb)
 dpkg-deb -x "$deb" "$WORK/root"
