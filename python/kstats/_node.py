@@ -107,6 +107,28 @@ class Node:
             return [s for s in self.lines if s.cpu is None]
         return [s for s in self.lines if s.cpu == cpu]
 
+    def rows(self, cpu: int | None = None, slots: bool = False) -> list[tuple[int, int, int]]:
+        """(low, high, count) rows, ns, of all CPUs or CPU @cpu: one per
+        non-empty power of two (slots merged by bucket), or per slot when
+        @slots; ascending, as the C tool's histogram rows."""
+        fb = self.summary.frac_bits
+        out: list[list[int]] = []
+        last = -1
+        for sl in self.histogram(cpu):
+            if not sl.count:
+                continue
+            key = sl.slot if slots else sl.slot >> fb
+            if out and key == last:
+                out[-1][2] += sl.count
+                continue
+            if slots:
+                out.append([sl.low, sl.high, sl.count])
+            else:
+                out.append([slot_base(key << fb, fb),
+                            slot_top(((key + 1) << fb) - 1, fb), sl.count])
+            last = key
+        return [(a, b, c) for a, b, c in out]
+
     def percentile(self, q: float | str) -> Percentile | None:
         """The percentile @q (0 < q <= 100): the kernel's figure where the
         node prints one, else computed from the CPUS slot lines with the
