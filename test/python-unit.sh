@@ -5,6 +5,7 @@
 # with "python: N passed, M failed" for test/run-all.sh's add_counts.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+bash "$TOP/test/lib/need-pkgs.sh" python3 >&2
 out=$(cd "$TOP/python" && python3 -W error -m unittest -v 2>&1)
 echo "$out" | grep -E '(FAIL|ERROR)' | grep -v '^Ran' || true
 echo "$out" | tail -n 5

@@ -50,6 +50,11 @@ run "kstats tool: builds, dynamic and static" bash test/tool-build.sh
 ./tools/unit_test test/data >"$LOGS/tool-unit.result" 2>&1
 grep -E '^(FAIL|unit: )' "$LOGS/tool-unit.result" | sed 's/^/    [tool] /'
 add_counts "$LOGS/tool-unit.result"
+# The Python package (python/): its unit tests on test/data/ and parity
+# with the C tool's parser on every captured node.
+bash test/python-unit.sh >"$LOGS/python-unit.result" 2>&1
+grep -E '^(FAIL|ERROR|python: )' "$LOGS/python-unit.result" | sed 's/^/    [python] /'
+add_counts "$LOGS/python-unit.result"
 # Prometheus end to end: node_exporter and prometheus on loopback.
 bash test/prom-e2e.sh >"$LOGS/prom.result" 2>&1
 grep -E '^(FAIL|prom: )' "$LOGS/prom.result" | sed 's/^/    [prom] /'
