@@ -21,12 +21,12 @@ from typing import Any
 
 from ._node import (PCT_KEYS, Node, ParseError, Percentile, Slot, Summary,
                     TraceInfo, compute_percentile, n_slots, parse, slot_base,
-                    slot_top)
+                    slot_of, slot_top)
 
 __all__ = ["KstatsError", "Metric", "Trace", "Summary", "Percentile", "Slot",
            "TraceInfo", "Node", "ParseError", "root", "metrics", "metric",
            "trace", "traces", "parse", "compute_percentile", "n_slots",
-           "slot_base", "slot_top", "PCT_KEYS", "TRACE_KEYWORDS"]
+           "slot_base", "slot_of", "slot_top", "PCT_KEYS", "TRACE_KEYWORDS"]
 
 DEBUGFS_ROOT = "/sys/kernel/debug/kstats"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).

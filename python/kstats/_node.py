@@ -26,6 +26,16 @@ def n_slots(frac_bits: int) -> int:
     return ((64 - frac_bits + 1) << frac_bits) + 1
 
 
+def slot_of(value: int, frac_bits: int) -> int:
+    """The slot that holds @value (ns, 0 .. 2^64 - 1) at @frac_bits."""
+    if not 0 <= value < 1 << 64:
+        raise ValueError(f"{value}: not a u64")
+    msb = value.bit_length() - 1
+    if msb <= frac_bits:
+        return value
+    return ((msb - frac_bits + 1) << frac_bits) | ((value >> (msb - frac_bits)) & ((1 << frac_bits) - 1))
+
+
 def slot_base(slot: int, frac_bits: int) -> int:
     """Smallest value (ns) that falls in @slot."""
     bucket = slot >> frac_bits

@@ -47,6 +47,18 @@ class Layout(unittest.TestCase):
             for v in range(2 << fb):
                 self.assertEqual((kstats.slot_base(v, fb), kstats.slot_top(v, fb)), (v, v))
 
+    def test_slot_of(self):
+        self.assertEqual(kstats.slot_of(480, 3), 55)
+        self.assertEqual(kstats.slot_of(511, 3), 55)
+        self.assertEqual(kstats.slot_of(512, 3), 56)
+        self.assertEqual(kstats.slot_of(2**64 - 1, 3), 495)
+        for fb in range(6):
+            for s in range(kstats.n_slots(fb) - 1):
+                for v in (kstats.slot_base(s, fb), kstats.slot_top(s, fb)):
+                    self.assertEqual(kstats.slot_of(v, fb), s, (fb, v))
+        with self.assertRaises(ValueError):
+            kstats.slot_of(2**64, 3)
+
     def test_slots_tile_u64(self):
         for fb in range(6):
             prev = -1
