@@ -46,7 +46,7 @@ def check(log):
     rc = [line for line in lines if line.startswith("@@RC ")]
     passed, failed = len(ok), len(bad)
     for line in bad:
-        print("FAIL " + line[2:])
+        print(line[2:])
     if not any(line.startswith("@@PYTHON Python 3.11") for line in lines):
         print("FAIL the guest has no python3 3.11")
         failed += 1

@@ -18,11 +18,13 @@ import kstats
 T = "/sys/kernel/debug/kstats_test_target"
 US, N = 200, 100          # N calls of a 200 us spin
 n_checks = 0
+n_failed = 0
 
 
 def check(ok, what, detail=""):
-    global n_checks
+    global n_checks, n_failed
     n_checks += 1
+    n_failed += not ok
     print(f"@@OK {what}" if ok else f"@@FAIL {what}: {detail}", flush=True)
 
 
@@ -130,7 +132,7 @@ def main():
           and not os.path.exists(os.path.join(kstats.root(), "GAP-pyexc")),
           "the trace's nodes are gone", "")
     print(f"@@END {n_checks}", flush=True)
-    return 0
+    return 1 if n_failed else 0
 
 
 if __name__ == "__main__":
