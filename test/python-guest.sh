@@ -13,7 +13,7 @@ if [[ ! -f $TOP/test/lib/rootfs.sh ]]; then
 	echo "pyguest: 0 passed, 1 failed"
 	exit 1
 fi
-# shellcheck source=lib/rootfs.sh
+# shellcheck source=/dev/null
 . "$TOP/test/lib/rootfs.sh"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

@@ -16,9 +16,9 @@ n=${n:-0} f=${f:-0}
 p=$((n > f ? n - f : 0))
 pp=$(python3 "$TOP/test/python_parity.py" "$TOP/tools/kstats" "$TOP/test/data" 2>&1)
 echo "$pp" | grep -E '^(FAIL|  )' || true
-set -- $(echo "$pp" | sed -n 's/^parity: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-if [[ $# -eq 2 ]]; then
-	p=$((p + $1)) f=$((f + $2))
+read -r pp_p pp_f < <(echo "$pp" | sed -n 's/^parity: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+if [[ -n ${pp_f:-} ]]; then
+	p=$((p + pp_p)) f=$((f + pp_f))
 else
 	echo "FAIL parity test gave no count"
 	f=$((f + 1))
