@@ -124,6 +124,11 @@ for k in "${KERNELS[@]}"; do
 	sed "s/^/    [$k] /" "$LOGS/tool-$k.result"
 	add_counts "$LOGS/tool-$k.result"
 
+	# import kstats in the Debian rootfs guest (python3): a real script.
+	bash test/python-guest.sh "$k" "$LOGS" >"$LOGS/python-$k.result" 2>&1
+	grep -E '^(FAIL|pyguest: )' "$LOGS/python-$k.result" | sed "s/^/    [$k] /"
+	add_counts "$LOGS/python-$k.result"
+
 	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"
 done
