@@ -23,7 +23,7 @@ ok() {
 	fi
 }
 
-pkgs=(debhelper dh-dkms dkms lintian dpkg-dev kmod xz-utils libjson-c-dev)
+pkgs=(debhelper dh-dkms dkms lintian dpkg-dev kmod xz-utils libjson-c-dev dh-python python3)
 missing=()
 for p in "${pkgs[@]}"; do
 	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
@@ -87,6 +87,31 @@ ok $? "installed kstats --help"
 ok $? "installed kstats lists the captured nodes"
 ! ls /etc/systemd/system/timers.target.wants/kstats-export.timer >/dev/null 2>&1
 ok $? "kstats-export.timer is not enabled"
+# 2c. python3-kstats (arch all): the Python package, installed and purged
+# with apt; python3 -m kstats lists the captured nodes as the installed tool does.
+pydeb=$WORK/python3-kstats_${ver}_all.deb
+[[ -f $pydeb ]]
+ok $? "package $(basename "$pydeb") built"
+pyfiles=$(dpkg -c "$pydeb" | awk '{print $6}')
+for f in __init__.py __main__.py _fmt.py _node.py; do
+	grep -qx "./usr/lib/python3/dist-packages/kstats/$f" <<<"$pyfiles"
+	ok $? "python3-kstats holds dist-packages/kstats/$f"
+done
+! grep -Eq 'tests|__pycache__|\.pyc$' <<<"$pyfiles"
+ok $? "python3-kstats holds no tests and no bytecode"
+DEBIAN_FRONTEND=noninteractive apt-get install -y "$pydeb" >"$WORK/install-py.log" 2>&1
+ok $? "apt install ./$(basename "$pydeb")"
+[[ $(cd / && /usr/bin/python3 -c 'import kstats; print(kstats.__file__)') == /usr/lib/python3/dist-packages/kstats/__init__.py ]]
+ok $? "import kstats finds the installed package"
+[[ -n $(cd / && KSTATS_ROOT=$TOP/test/data/6.12/kstats /usr/bin/python3 -m kstats) &&
+	$(cd / && KSTATS_ROOT=$TOP/test/data/6.12/kstats /usr/bin/python3 -m kstats) == \
+	$(KSTATS_ROOT=$TOP/test/data/6.12/kstats /usr/sbin/kstats list) ]]
+ok $? "installed python3 -m kstats prints the tool's list view of the captured nodes"
+apt-get purge -y python3-kstats >"$WORK/purge-py.log" 2>&1
+ok $? "apt-get purge python3-kstats"
+! ls /usr/lib/python3/dist-packages/kstats >/dev/null 2>&1
+ok $? "purge removes the Python package and its bytecode"
+
 apt-get purge -y kstats >"$WORK/purge-tool.log" 2>&1
 ok $? "apt-get purge kstats"
 ! ls /usr/sbin/kstats /lib/systemd/system/kstats-export.* >/dev/null 2>&1

@@ -50,6 +50,11 @@ run "kstats tool: builds, dynamic and static" bash test/tool-build.sh
 ./tools/unit_test test/data >"$LOGS/tool-unit.result" 2>&1
 grep -E '^(FAIL|unit: )' "$LOGS/tool-unit.result" | sed 's/^/    [tool] /'
 add_counts "$LOGS/tool-unit.result"
+# The Python package (python/): its unit tests on test/data/ and parity
+# with the C tool's parser on every captured node.
+bash test/python-unit.sh >"$LOGS/python-unit.result" 2>&1
+grep -E '^(FAIL|ERROR|python: )' "$LOGS/python-unit.result" | sed 's/^/    [python] /'
+add_counts "$LOGS/python-unit.result"
 # Prometheus end to end: node_exporter and prometheus on loopback.
 bash test/prom-e2e.sh >"$LOGS/prom.result" 2>&1
 grep -E '^(FAIL|prom: )' "$LOGS/prom.result" | sed 's/^/    [prom] /'
@@ -118,6 +123,11 @@ for k in "${KERNELS[@]}"; do
 		>"$LOGS/tool-$k.result" 2>&1
 	sed "s/^/    [$k] /" "$LOGS/tool-$k.result"
 	add_counts "$LOGS/tool-$k.result"
+
+	# import kstats in the Debian rootfs guest (python3): a real script.
+	bash test/python-guest.sh "$k" "$LOGS" >"$LOGS/python-$k.result" 2>&1
+	grep -E '^(FAIL|pyguest: )' "$LOGS/python-$k.result" | sed "s/^/    [$k] /"
+	add_counts "$LOGS/python-$k.result"
 
 	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"

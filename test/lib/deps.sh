@@ -10,7 +10,7 @@ PKGS=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	qemu-system-x86 busybox-static cpio kmod python3 gzip xz-utils
 	sparse linux-source-6.12 bc flex bison libelf-dev libssl-dev file
-	debhelper dh-dkms dkms lintian dpkg-dev
+	debhelper dh-dkms dkms lintian dpkg-dev dh-python libjson-c-dev
 )
 
 missing=()

@@ -1,0 +1,320 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kstats: a Python API over kstats' debugfs files.
+
+All durations are nanoseconds (ns), as the kernel records them. Metrics
+live in /sys/kernel/debug/kstats (root only), or in the directory named by
+the environment variable KSTATS_ROOT, as for the C tool. Traces are
+"_control" lines; results are node files. Errors are KstatsError, a
+subclass of OSError carrying the errno, the failed _control line and
+kstats' dmesg line where one could be read.
+
+    import kstats
+    with kstats.trace("rd", start="vfs_read") as t:
+        ...                       # the workload
+        print(t.summary().percentiles["p99"].value, "ns")
+"""
+from __future__ import annotations
+
+import errno as _errno
+import os
+from typing import Any
+
+from ._node import (PCT_KEYS, Node, ParseError, Percentile, Slot, Summary,
+                    TraceInfo, compute_percentile, n_slots, parse, slot_base,
+                    slot_of, slot_top)
+
+__all__ = ["KstatsError", "Metric", "Trace", "Summary", "Percentile", "Slot",
+           "TraceInfo", "Node", "ParseError", "root", "metrics", "metric",
+           "trace", "traces", "parse", "compute_percentile", "n_slots",
+           "slot_base", "slot_of", "slot_top", "PCT_KEYS", "TRACE_KEYWORDS"]
+
+DEBUGFS_ROOT = "/sys/kernel/debug/kstats"
+#: The keywords of "trace NAME ..." that _control accepts (src/control.c).
+TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive")
+METHODS = ("kretprobe", "fprobe", "kprobe", "tracepoint")
+
+
+class KstatsError(OSError):
+    """A kstats operation failed. .errno is the kernel's errno (or EINVAL
+    for words refused in Python before anything was written), .line the
+    _control or node command that failed (or None), .reason kstats' own
+    dmesg line for it (or None when none could be read)."""
+
+    def __init__(self, err: int, msg: str, line: str | None = None,
+                 reason: str | None = None, filename: str | None = None):
+        text = msg
+        if line is not None:
+            text += f" [{line!r}]"
+        if reason:
+            text += f" (dmesg: {reason})"
+        super().__init__(err, text, filename)
+        self.line = line
+        self.reason = reason
+
+
+def root() -> str:
+    """The kstats directory: $KSTATS_ROOT, else /sys/kernel/debug/kstats."""
+    return os.environ.get("KSTATS_ROOT") or DEBUGFS_ROOT
+
+
+def _check_name(name: str) -> None:
+    if (not name or "/" in name or name.startswith(".") or name.startswith("_")
+            or any(c.isspace() for c in name)):
+        raise KstatsError(_errno.EINVAL, f"{name!r}: not a metric name")
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="ascii") as f:
+            return f.read()
+    except OSError as e:
+        raise KstatsError(e.errno or _errno.EIO, os.strerror(e.errno or _errno.EIO),
+                          filename=path) from None
+
+
+def _kmsg_open() -> int | None:
+    try:
+        fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    os.lseek(fd, 0, os.SEEK_END)
+    return fd
+
+
+def _kmsg_reason(fd: int | None) -> str | None:
+    """kstats' last dmesg line since @fd was opened, as the C tool finds it."""
+    if fd is None:
+        return None
+    reason = None
+    try:
+        while True:
+            try:
+                rec = os.read(fd, 8192)
+            except BlockingIOError:
+                break
+            except OSError as e:
+                if e.errno == _errno.EPIPE:     # overwritten records: go on
+                    continue
+                break
+            if not rec:
+                break
+            msg = rec.decode("utf-8", "replace").split(";", 1)
+            if len(msg) == 2 and msg[1].startswith("kstats: "):
+                reason = msg[1].split("\n", 1)[0]
+    finally:
+        os.close(fd)
+    return reason
+
+
+def _write(path: str, line: str) -> None:
+    """Write @line to @path in one write(); KstatsError with the errno and
+    kstats' dmesg reason on failure."""
+    kfd = _kmsg_open()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, line.encode("ascii"))
+        finally:
+            os.close(fd)
+    except OSError as e:
+        err = e.errno or _errno.EIO
+        raise KstatsError(err, os.strerror(err), line.rstrip("\n"),
+                          _kmsg_reason(kfd), path) from None
+    if kfd is not None:
+        os.close(kfd)
+
+
+class Metric:
+    """A kstats metric, i.e. node @name under root(). Every call reads or
+    writes the file anew; nothing is cached."""
+
+    def __init__(self, name: str, directory: str | None = None):
+        _check_name(name)
+        self.name = name
+        self._dir = directory or root()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    @property
+    def path(self) -> str:
+        """The node's file."""
+        return os.path.join(self._dir, self.name)
+
+    def read(self) -> Node:
+        """One read of the node: summary, trace line and slot lines from
+        the same copy of the counters. Raises KstatsError (ENOENT: no such
+        metric; EIO: removed while read; EACCES/EPERM: not root or
+        lockdown), ParseError on text that is not a node."""
+        return parse(_read(self.path))
+
+    def summary(self) -> Summary:
+        """The kernel's summary figures (ns). Errors as read()."""
+        return self.read().summary
+
+    def histogram(self, cpu: int | None = None) -> list[Slot]:
+        """Non-empty slots, of all CPUs or of CPU @cpu: ranges [low, high]
+        in ns, counts, averages (ns) and cumulative fractions. Errors as
+        read()."""
+        return self.read().histogram(cpu)
+
+    def percentile(self, q: float | str) -> Percentile | None:
+        """Percentile @q in ns: the kernel's figure for 50, 90, 99, 99.9
+        and 99.99, else computed from the slots with the same definition.
+        None without samples. ValueError for q outside (0, 100]; errors
+        as read()."""
+        return self.read().percentile(q)
+
+    def snapshot(self) -> Node:
+        """The lossless interval read (_interval/NAME): the samples since
+        the previous snapshot (or creation, or reset). Each sample is in
+        exactly one snapshot; other readers of the same interval file share
+        them. Errors as read()."""
+        return parse(_read(os.path.join(self._dir, "_interval", self.name)))
+
+    def _cmd(self, word: str) -> None:
+        _write(self.path, word + "\n")
+
+    def reset(self) -> None:
+        """Clear all CPUs' counters (and the interval). KstatsError: EPERM
+        or EACCES without root or under lockdown, ENOENT/EIO when gone."""
+        self._cmd("reset")
+
+    def stop(self) -> None:
+        """Ignore new samples until start(). Errors as reset()."""
+        self._cmd("stop")
+
+    def start(self) -> None:
+        """Record again after stop(). Errors as reset()."""
+        self._cmd("start")
+
+    def keys(self) -> list[Any]:
+        """Keyed rows. kstats' traces have no keys (_control takes none),
+        so this is always an empty list; kept for the API's shape."""
+        return []
+
+
+def _names(directory: str) -> list[str]:
+    try:
+        ents = list(os.scandir(directory))
+    except OSError as e:
+        raise KstatsError(e.errno or _errno.EIO,
+                          f"{os.strerror(e.errno or _errno.EIO)} (is kstats loaded, debugfs mounted?)",
+                          filename=directory) from None
+    return sorted(e.name for e in ents
+                  if not e.name.startswith((".", "_")) and not e.is_dir())
+
+
+def metrics() -> list[Metric]:
+    """Every metric under root(), sorted by name. KstatsError when the
+    directory cannot be read (kstats not loaded, not root)."""
+    return [Metric(n) for n in _names(root())]
+
+
+def metric(name: str) -> Metric:
+    """The metric @name. KstatsError ENOENT when there is none, EINVAL for
+    a bad name."""
+    m = Metric(name)
+    if not os.path.exists(m.path):
+        raise KstatsError(_errno.ENOENT, f"no metric {name}", filename=m.path)
+    return m
+
+
+def traces() -> list[dict[str, str]]:
+    """The _control listing: one dict per trace (name, method, bits, start,
+    end, functions, skipped, maxactive, memory in bytes, missed, and
+    "gone": "1" when its module unloaded)."""
+    out = []
+    for line in _read(os.path.join(root(), "_control")).splitlines():
+        w = line.split()
+        if not w:
+            continue
+        d = {"name": w[0], "gone": "0"}
+        if w[-1] == "gone":
+            d["gone"] = "1"
+            w = w[:-1]
+        d.update(zip(w[1::2], w[2::2]))
+        out.append(d)
+    return out
+
+
+class Trace(Metric):
+    """A trace set up through _control, also a context manager: leaving
+    the `with` block removes it (and its GAP-NAME node), even on an
+    exception. Its data goes with it: read what you need inside."""
+
+    def __init__(self, name: str, line: str):
+        super().__init__(name)
+        self.line = line
+        self.removed = False
+
+    @property
+    def gap(self) -> Metric:
+        """GAP-NAME: the time from one call's end to the next's start (ns)."""
+        return Metric("GAP-" + self.name, self._dir)
+
+    def remove(self) -> None:
+        """Remove the trace ("remove NAME"). KstatsError ENOENT when it is
+        no longer there. Idempotent on this object."""
+        if self.removed:
+            return
+        _write(os.path.join(self._dir, "_control"), f"remove {self.name}\n")
+        self.removed = True
+
+    def __enter__(self) -> "Trace":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def trace(name: str, start: str | None = None, end: str | None = None,
+          bits: int = 3, method: str | None = None,
+          maxactive: int | None = None, **keys_and_filters: Any) -> Trace:
+    """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
+    [maxactive N]" written to _control. @start defaults to @name; @end
+    times from reaching @start to reaching @end; @bits is frac_bits
+    (0..5); @method one of kretprobe, fprobe, kprobe, tracepoint.
+    Durations are recorded in ns.
+
+    Words _control does not know (any other keyword argument), or values
+    with blanks, are refused with KstatsError EINVAL before anything is
+    written. The kernel's refusals raise KstatsError with its errno
+    (ENOENT unknown function, EINVAL bad word, EEXIST name taken,
+    ENAMETOOLONG, EOPNOTSUPP no fprobe), the line and its dmesg reason."""
+    if keys_and_filters:
+        bad = ", ".join(sorted(keys_and_filters))
+        raise KstatsError(_errno.EINVAL,
+                          f"trace {name}: unknown keyword {bad}; _control knows "
+                          + ", ".join(TRACE_KEYWORDS))
+    _check_name(name)
+    words = ["trace", name, "bits", str(int(bits))]
+    if not 0 <= int(bits) <= 5:
+        raise KstatsError(_errno.EINVAL, f"trace {name}: bits {bits} not in 0..5")
+    for kw, val in (("start", start), ("end", end), ("method", method),
+                    ("maxactive", maxactive)):
+        if val is None:
+            continue
+        v = str(val)
+        if not v or any(c.isspace() for c in v):
+            raise KstatsError(_errno.EINVAL, f"trace {name}: {kw} {v!r}: one word expected")
+        words += [kw, v]
+    if method is not None and method not in METHODS:
+        raise KstatsError(_errno.EINVAL, f"trace {name}: method {method}: use one of "
+                          + ", ".join(METHODS))
+    line = " ".join(words)
+    _write(os.path.join(root(), "_control"), line + "\n")
+    return Trace(name, line)
+
+
+def list_text(unit: str = "auto") -> str:
+    """The C tool's `kstats list` view of every metric under root()."""
+    from ._fmt import list_view
+    nodes = []
+    for m in metrics():
+        try:
+            nodes.append(m.read())
+        except KstatsError as e:
+            if e.errno != _errno.ENOENT:     # removed since the listing
+                raise
+    return list_view(nodes, unit)

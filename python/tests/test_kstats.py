@@ -1,0 +1,332 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Host unit tests of the kstats package on the node files captured in
+guests under test/data/ (see test/data/README). Expected figures are read
+off those files by hand, or derived by hand from the README's definitions
+(the derivations are in the comments), never from the package's output.
+
+    cd python && python3 -m unittest
+"""
+import errno
+import glob
+import io
+import os
+import stat
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+from unittest import mock
+
+import kstats
+from kstats import __main__ as kmain
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "data")
+
+
+def node(rel):
+    with open(os.path.join(DATA, rel), encoding="ascii") as f:
+        return kstats.parse(f.read())
+
+
+def all_node_files():
+    return [f for f in sorted(glob.glob(f"{DATA}/*/kstats/*") +
+                              glob.glob(f"{DATA}/*/kstats/_interval/*") +
+                              glob.glob(f"{DATA}/*/*.stopped"))
+            if os.path.isfile(f) and os.path.basename(f) != "_control"]
+
+
+class Layout(unittest.TestCase):
+    def test_readme_examples(self):
+        # README "Histogram layout": slot 55 holds 480..511 at frac_bits 3.
+        self.assertEqual((kstats.slot_base(55, 3), kstats.slot_top(55, 3)), (480, 511))
+        # 497 slots at frac_bits 3; U64_MAX in slot 495.
+        self.assertEqual(kstats.n_slots(3), 497)
+        self.assertEqual(kstats.slot_top(495, 3), 2**64 - 1)
+        self.assertEqual(kstats.slot_base(495, 3), 15 << 60)
+        # Values below 2^(frac_bits+1) have a slot each.
+        for fb in range(6):
+            for v in range(2 << fb):
+                self.assertEqual((kstats.slot_base(v, fb), kstats.slot_top(v, fb)), (v, v))
+
+    def test_slot_of(self):
+        self.assertEqual(kstats.slot_of(480, 3), 55)
+        self.assertEqual(kstats.slot_of(511, 3), 55)
+        self.assertEqual(kstats.slot_of(512, 3), 56)
+        self.assertEqual(kstats.slot_of(2**64 - 1, 3), 495)
+        for fb in range(6):
+            for s in range(kstats.n_slots(fb) - 1):
+                for v in (kstats.slot_base(s, fb), kstats.slot_top(s, fb)):
+                    self.assertEqual(kstats.slot_of(v, fb), s, (fb, v))
+        with self.assertRaises(ValueError):
+            kstats.slot_of(2**64, 3)
+
+    def test_slots_tile_u64(self):
+        for fb in range(6):
+            prev = -1
+            for s in range(kstats.n_slots(fb) - 1):
+                self.assertEqual(kstats.slot_base(s, fb), prev + 1, (fb, s))
+                prev = kstats.slot_top(s, fb)
+            self.assertEqual(prev, 2**64 - 1)
+
+
+class Parse612Read(unittest.TestCase):
+    """6.12/kstats/read: an fprobe trace of vfs_read, all samples on CPU 1."""
+
+    def setUp(self):
+        self.n = node("6.12/kstats/read")
+
+    def test_summary(self):
+        s = self.n.summary
+        self.assertEqual((s.name, s.frac_bits, s.state, s.samples, s.missed, s.nmi_dropped),
+                         ("read", 3, "active", 983, 0, 0))
+        self.assertEqual((s.min, s.max, s.mean, s.unit), (2978, 6682961, 53114, "ns"))
+        p = s.percentiles
+        self.assertEqual(p["p50"], kstats.Percentile("p50", 21793, 98, 2047, 0.099952, "0.099952"))
+        self.assertEqual(p["p90"], kstats.Percentile("p90", 27346, 101, 2047, 0.076886, "0.076886"))
+        self.assertEqual(p["p99"], kstats.Percentile("p99", 720896, 139, 65535, 0.090908, "0.090908"))
+        self.assertEqual(p["p99.9"], kstats.Percentile("p99.9", 6682961, 164, 391505, 0.062229, "0.062229"))
+        self.assertEqual(p["p99.99"].value, 6682961)
+        self.assertEqual(self.n.trace, kstats.TraceInfo("fprobe", 0, False))
+        self.assertEqual(self.n.nr_cpu_ids, 2)
+
+    def test_slots(self):
+        h = self.n.histogram()
+        self.assertEqual(h[0], kstats.Slot(75, 2816, 3071, 1, 2978, 0.001017, "0.001017", None))
+        self.assertEqual(h[-1], kstats.Slot(164, 6291456, 6815743, 1, 6682961, 1.0, "1.000000", None))
+        self.assertEqual(sum(s.count for s in h), 983)
+        self.assertEqual([s.count for s in self.n.histogram(1)], [s.count for s in h])
+        self.assertEqual(self.n.histogram(0), [])
+        # slot 98: CPUS 425 samples, avg 21363; slot 164 is 12 << 19 .. + 2^19 - 1
+        s98 = [s for s in h if s.slot == 98][0]
+        self.assertEqual((s98.count, s98.avg, s98.low, s98.high), (425, 21363, 20480, 22527))
+
+    def test_rows(self):
+        rows = self.n.rows()
+        self.assertEqual(rows[0], (2048, 4095, 1))     # slot 75: 2^11 .. 2^12-1
+        self.assertEqual(rows[-1], (4194304, 8388607, 1))
+        self.assertEqual(sum(r[2] for r in rows), 983)
+        self.assertEqual(self.n.rows(slots=True)[0], (2816, 3071, 1))
+
+    def test_percentile_kernel_figures(self):
+        self.assertIs(self.n.percentile(99), self.n.summary.percentiles["p99"])
+        self.assertIs(self.n.percentile("99.9"), self.n.summary.percentiles["p99.9"])
+
+    def test_percentile_computed(self):
+        # p75: rank ceil(983 * 0.75) = 738. Cumulative count is 644 after
+        # slot 98 (p 0.655137) and 776 after slot 99 (132 samples), so the
+        # rank is the 94th of slot 99 = [22528, 24575]; estimate
+        # 22528 + floor(2047 * 93 / 131) = 23981; err 2047; relerr
+        # ceil(2047e6 / 22528) / 1e6 = 0.090865.
+        p = self.n.percentile(75)
+        self.assertEqual(p, kstats.Percentile("p75", 23981, 99, 2047, 0.090865, "0.090865"))
+        # p0.1: rank 1, the lone sample of slot 75 (2816..3071), not the
+        # max: at L = max(2816, min 2978) = 2978; err 3071 - 2978 = 93;
+        # relerr ceil(93e6 / 2978) = 31230.
+        self.assertEqual(self.n.percentile(0.1),
+                         kstats.Percentile("p0.1", 2978, 75, 93, 0.03123, "0.031230"))
+        # p100 is the max, in slot 164 whose H is the max.
+        p = self.n.percentile(100)
+        self.assertEqual((p.value, p.slot, p.err), (6682961, 164, 6682961 - 6291456))
+        for bad in (0, -1, 100.5):
+            with self.assertRaises(ValueError):
+                self.n.percentile(bad)
+
+
+class ComputedMatchesKernel(unittest.TestCase):
+    def test_every_captured_percentile(self):
+        """The package's own percentile computation gives the kernel's five
+        figures on every captured node (two independent implementations)."""
+        files = all_node_files()
+        self.assertGreaterEqual(len(files), 20)
+        checked = 0
+        for f in files:
+            with open(f, encoding="ascii") as fh:
+                n = kstats.parse(fh.read())
+            for k in kstats.PCT_KEYS:
+                with self.subTest(file=f, key=k):
+                    self.assertEqual(kstats.compute_percentile(n, k[1:]),
+                                     n.summary.percentiles[k])
+                    checked += 1
+        self.assertEqual(checked, 5 * len(files))
+
+    def test_counts_add_up(self):
+        for f in all_node_files():
+            with open(f, encoding="ascii") as fh:
+                n = kstats.parse(fh.read())
+            with self.subTest(file=f):
+                self.assertEqual(sum(s.count for s in n.histogram()), n.summary.samples)
+                cpus = {s.cpu for s in n.lines if s.cpu is not None}
+                for sl in n.histogram():
+                    self.assertEqual(sl.count, sum(s.count for c in cpus for s in n.histogram(c)
+                                                   if s.slot == sl.slot))
+
+
+class OtherNodes(unittest.TestCase):
+    def test_two_cpus(self):
+        # 6.12 runq: CPU 0 has 984 samples, CPU 1 115 (grep 'CPU  ' | awk).
+        n = node("6.12/kstats/runq")
+        self.assertEqual(n.summary.samples, 1099)
+        self.assertEqual(sum(s.count for s in n.histogram(0)), 984)
+        self.assertEqual(sum(s.count for s in n.histogram(1)), 115)
+        self.assertEqual(n.trace.method, "tracepoint")
+
+    def test_no_samples(self):
+        n = node("6.12/kstats/idle")
+        s = n.summary
+        self.assertEqual((s.frac_bits, s.samples, s.min, s.max, s.mean), (0, 0, None, None, None))
+        self.assertEqual(s.percentiles, dict.fromkeys(kstats.PCT_KEYS))
+        self.assertIsNone(n.percentile(75))
+        self.assertEqual((n.lines, n.rows()), ([], []))
+
+    def test_stopped_frac_bits_5(self):
+        s = node("6.1/read5.stopped").summary
+        self.assertEqual((s.state, s.frac_bits, s.samples, s.min, s.max, s.mean),
+                         ("stopped", 5, 1010, 3006, 8218815, 51440))
+        self.assertEqual((s.percentiles["p50"].value, s.percentiles["p50"].slot,
+                          s.percentiles["p50"].err), (17139, 321, 511))
+
+    def test_client_metric_has_no_trace(self):
+        n = node("6.1/kstats/demo_hrtimer_late")
+        self.assertIsNone(n.trace)
+        self.assertEqual((n.summary.samples, n.summary.min, n.summary.max), (1180, 4884, 6792977))
+
+    def test_refused_texts(self):
+        with open(os.path.join(DATA, "6.12/kstats/read"), encoding="ascii") as f:
+            good = f.read()
+        for bad in ("", "hello\n", good.replace("# unit ns\n", ""),
+                    good.replace("# frac_bits 3", "# frac_bits 6"),
+                    good.replace("# min 2978", "# min x"),
+                    good + "slot 497 CPUS 2 count 1 avg 1 p 1.000000\n",
+                    good.replace("# state active", "# state on")):
+            with self.assertRaises(kstats.ParseError):
+                kstats.parse(bad)
+        # Keys added later, and other '#' lines, are skipped.
+        n = kstats.parse(good.replace("# unit ns\n", "# unit ns\n# newkey 5\n# a\n"))
+        self.assertEqual(n.summary.samples, 983)
+
+
+class Directory(unittest.TestCase):
+    """KSTATS_ROOT pointing at a captured directory."""
+
+    def setUp(self):
+        self.env = mock.patch.dict(os.environ, {"KSTATS_ROOT": os.path.join(DATA, "6.1/kstats")})
+        self.env.start()
+
+    def tearDown(self):
+        self.env.stop()
+
+    def test_metrics(self):
+        self.assertEqual([m.name for m in kstats.metrics()],
+                         ["GAP-read", "GAP-runq", "demo_hrtimer_late", "idle", "read",
+                          "read5", "runq"])
+        self.assertEqual(kstats.metric("read5").summary().frac_bits, 5)
+        self.assertEqual(kstats.metric("read").percentile(99).value,
+                         node("6.1/kstats/read").summary.percentiles["p99"].value)
+
+    def test_missing_and_bad_names(self):
+        for name, err in (("nope", errno.ENOENT), ("_control", errno.EINVAL),
+                          ("a/b", errno.EINVAL), ("", errno.EINVAL)):
+            with self.assertRaises(kstats.KstatsError) as cm:
+                kstats.metric(name)
+            self.assertIsInstance(cm.exception, OSError)
+            self.assertEqual(cm.exception.errno, err)
+
+    def test_snapshot(self):
+        # _interval/read of 6.1 holds 493 samples (489 + 4), unlike the node's 984.
+        snap = kstats.metric("read").snapshot()
+        self.assertEqual((snap.summary.name, snap.summary.samples), ("read", 493))
+
+    def test_traces(self):
+        t = kstats.traces()
+        self.assertEqual([d["name"] for d in t], ["read", "runq", "read5", "idle"])
+        self.assertEqual((t[2]["method"], t[2]["bits"], t[2]["memory"], t[2]["gone"]),
+                         ("kretprobe", "5", "130080", "0"))
+        self.assertEqual(t[1]["end"], "__tracepoint_sched_switch")
+
+    def test_main_list(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(kmain.main(["--unit", "ns"]), 0)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(lines[0].split(), ["NAME", "SAMPLES", "P50", "P99", "MAX", "TRACE"])
+        self.assertEqual(lines[7].split(), ["runq", "1044", node("6.1/kstats/runq").summary.percentiles["p50"].value.__str__(),
+                                            str(node("6.1/kstats/runq").summary.percentiles["p99"].value),
+                                            str(node("6.1/kstats/runq").summary.max),
+                                            "tracepoint", "missed", "0"])
+
+    def test_missing_root(self):
+        with mock.patch.dict(os.environ, {"KSTATS_ROOT": "/nonexistent/kstats"}):
+            with self.assertRaises(kstats.KstatsError) as cm:
+                kstats.metrics()
+            self.assertEqual(cm.exception.errno, errno.ENOENT)
+
+
+class Control(unittest.TestCase):
+    """trace(): the _control lines written, refusals before writing."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.env = mock.patch.dict(os.environ, {"KSTATS_ROOT": self.tmp.name})
+        self.env.start()
+        self.writes = []
+        self.w = mock.patch("kstats._write", lambda p, line: self.writes.append(
+            (os.path.basename(p), line)))
+
+    def tearDown(self):
+        self.env.stop()
+        self.tmp.cleanup()
+
+    def test_with_removes_even_on_exception(self):
+        with self.w:
+            with self.assertRaises(RuntimeError):
+                with kstats.trace("t1", start="kst_a", end="kst_b", bits=5,
+                                  method="kprobe", maxactive=8) as t:
+                    self.assertEqual(t.gap.name, "GAP-t1")
+                    raise RuntimeError("inside")
+        self.assertEqual(self.writes, [
+            ("_control", "trace t1 bits 5 start kst_a end kst_b method kprobe maxactive 8\n"),
+            ("_control", "remove t1\n")])
+
+    def test_defaults_and_node_words(self):
+        with self.w:
+            with kstats.trace("rd", start="vfs_read") as t:
+                t.reset()
+                t.stop()
+                t.start()
+                self.assertEqual(t.keys(), [])
+        self.assertEqual(self.writes, [("_control", "trace rd bits 3 start vfs_read\n"),
+                                       ("rd", "reset\n"), ("rd", "stop\n"), ("rd", "start\n"),
+                                       ("_control", "remove rd\n")])
+
+    def test_refused_in_python(self):
+        for kw in ({"filter": "pid==1"}, {"keys": "pid"}, {"bits": 6}, {"start": "a b"},
+                   {"method": "uprobe"}, {"start": ""}):
+            with self.subTest(kw=kw), self.w:
+                with self.assertRaises(kstats.KstatsError) as cm:
+                    kstats.trace("x", **kw)
+                self.assertEqual(cm.exception.errno, errno.EINVAL)
+        self.assertEqual(self.writes, [])
+        with self.assertRaises(kstats.KstatsError) as cm:
+            kstats.trace("x", start="f", pid=1)
+        self.assertIn("pid", str(cm.exception))
+
+    def test_kernel_refusal_carries_errno_and_line(self):
+        # A _control that cannot be written: the OSError's errno comes through.
+        os.mkdir(os.path.join(self.tmp.name, "_control"))
+        with self.assertRaises(kstats.KstatsError) as cm:
+            kstats.trace("rd", start="vfs_read")
+        self.assertEqual(cm.exception.errno, errno.EISDIR)
+        self.assertEqual(cm.exception.line, "trace rd bits 3 start vfs_read")
+
+    def test_real_write(self):
+        # A FIFO-free check of _write: a regular file receives the line in one write.
+        c = os.path.join(self.tmp.name, "_control")
+        open(c, "w").close()
+        t = kstats.trace("rd", start="vfs_read")
+        with open(c) as f:
+            self.assertEqual(f.read(), "trace rd bits 3 start vfs_read\n")
+        self.assertFalse(t.removed)
+        self.assertEqual(stat.S_IFMT(os.stat(c).st_mode), stat.S_IFREG)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Runs inside a guest with python3 (the Debian rootfs guest), kstats.ko
+and test/modules/kstats_test_target.ko loaded, and the package on
+PYTHONPATH. A real user script: it traces kst_target_delay(), whose calls
+spin a known time, inside a `with` block, checks the summary against the
+known duration and against what the caller measured around the same calls
+(the target module times each call itself, on kstats' clock), leaves the
+block and checks that _control lists nothing. Prints "@@OK what" or
+"@@FAIL what: detail" per check and "@@END N" (checked by
+test/python_guest.py)."""
+import errno
+import os
+import sys
+
+import kstats
+
+T = "/sys/kernel/debug/kstats_test_target"
+US, N = 200, 100          # N calls of a 200 us spin
+n_checks = 0
+n_failed = 0
+
+
+def check(ok, what, detail=""):
+    global n_checks, n_failed
+    n_checks += 1
+    n_failed += not ok
+    print(f"@@OK {what}" if ok else f"@@FAIL {what}: {detail}", flush=True)
+
+
+def tgt(cmd):
+    fd = os.open(T, os.O_WRONLY)
+    try:
+        os.write(fd, cmd.encode())
+    finally:
+        os.close(fd)
+
+
+def measured():
+    """(n, min_ns, max_ns) of the calls the target timed since "clear"."""
+    with open(T) as f:
+        w = f.read().split()
+    i = w.index("measured")
+    return int(w[i + 1]), int(w[i + 3]), int(w[i + 5])
+
+
+def control_text():
+    with open(os.path.join(kstats.root(), "_control")) as f:
+        return f.read()
+
+
+def main():
+    check(control_text() == "", "_control lists nothing before", repr(control_text()))
+    tgt("clear")
+    with kstats.trace("pydelay", start="kst_target_delay") as t:
+        check([d["name"] for d in kstats.traces()] == ["pydelay"], "_control lists the trace",
+              repr(control_text()))
+        tgt(f"delay {US} {N}")
+        s = t.summary()
+        mn, m_min, m_max = measured()
+        fb = s.frac_bits
+        # A sample may exceed the caller's figure by one slot of rounding.
+        bound = kstats.slot_top(kstats.slot_of(m_max, fb), fb)
+        check(mn == N, "the target made N calls", f"{mn}")
+        check(s.samples == N, "summary: samples == calls", f"{s.samples} != {N}")
+        check(s.missed == 0, "summary: missed 0", str(s.missed))
+        check(s.min is not None and s.min >= US * 1000, "summary: min >= the spin", f"{s.min}")
+        check(s.max is not None and s.max <= bound,
+              "summary: max <= what the caller measured (+ one slot)", f"{s.max} > {bound}")
+        check(s.mean is not None and US * 1000 <= s.mean <= s.max, "summary: mean in [spin, max]",
+              f"{s.mean}")
+        for k, p in s.percentiles.items():
+            check(p is not None and s.min <= p.value <= s.max
+                  and kstats.slot_base(p.slot, fb) <= p.value <= kstats.slot_top(p.slot, fb),
+                  f"summary: {k} in its slot and in [min, max]", str(p))
+        p75 = t.percentile(75)
+        check(p75 is not None and s.min <= p75.value <= s.max, "percentile(75) computed in [min, max]",
+              str(p75))
+        h = t.histogram()
+        check(sum(x.count for x in h) == N, "histogram: counts sum to the calls",
+              str([x.count for x in h]))
+        check(all(x.high >= US * 1000 and x.low <= bound for x in h),
+              "histogram: every slot within [spin, measured max]", str(h))
+        check(sum(sum(x.count for x in t.histogram(c)) for c in range(os.cpu_count() or 1)) == N,
+              "histogram per CPU adds up", "")
+        snap = t.snapshot()
+        check(snap.summary.samples == N, "snapshot: the first interval holds every call",
+              str(snap.summary.samples))
+        tgt(f"delay {US} 7")
+        check(t.snapshot().summary.samples == 7, "snapshot: the next holds only the 7 new calls", "")
+        check(t.summary().samples == N + 7, "the node still holds all calls", "")
+        t.stop()
+        tgt(f"delay {US} 3")
+        check(t.summary().samples == N + 7 and t.summary().state == "stopped",
+              "stop: no new samples", str(t.summary()))
+        t.start()
+        t.reset()
+        check(t.summary().samples == 0 and t.summary().min is None, "reset clears", "")
+        # Refusals: the kernel's errno and dmesg line, and Python's own.
+        for kw, err, reason in (({"start": "kst_target_delay"}, errno.EEXIST,
+                                 "kstats: trace pydelay: already traced"),):
+            try:
+                kstats.trace("pydelay", **kw)
+                check(False, "duplicate trace refused", "no error")
+            except kstats.KstatsError as e:
+                check(e.errno == err and e.line == "trace pydelay bits 3 start kst_target_delay"
+                      and e.reason == reason and isinstance(e, OSError),
+                      "duplicate trace: EEXIST, the line and the dmesg reason",
+                      f"{e.errno} {e.line!r} {e.reason!r}")
+        try:
+            kstats.trace("nx", start="kst_no_such_function")
+            check(False, "unknown function refused", "no error")
+        except kstats.KstatsError as e:
+            check(e.errno == errno.ENOENT and (e.reason or "").startswith("kstats: trace nx:"),
+                  "unknown function: ENOENT and its dmesg reason", f"{e.errno} {e.reason!r}")
+        before = control_text()
+        try:
+            kstats.trace("kw", start="kst_target_delay", filter="pid==1")
+            check(False, "unknown keyword refused", "no error")
+        except kstats.KstatsError as e:
+            check(e.errno == errno.EINVAL and control_text() == before,
+                  "unknown keyword: EINVAL in Python, nothing written", f"{e.errno}")
+    # An exception inside the block still removes the trace.
+    try:
+        with kstats.trace("pyexc", start="kst_target_delay"):
+            tgt(f"delay {US} 2")
+            raise RuntimeError("inside the block")
+    except RuntimeError:
+        pass
+    check(control_text() == "", "_control lists nothing after the blocks", repr(control_text()))
+    check(not os.path.exists(os.path.join(kstats.root(), "pydelay"))
+          and not os.path.exists(os.path.join(kstats.root(), "GAP-pyexc")),
+          "the trace's nodes are gone", "")
+    print(f"@@END {n_checks}", flush=True)
+    return 1 if n_failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
