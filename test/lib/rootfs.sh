@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# rootfs.sh KVER GUEST_SCRIPT LOGFILE [FILE...]
+#
+# Like run-guest.sh, but for tests that need a real Debian userland
+# (bpftrace, python3, kmod): boot the stock kernel /boot/vmlinuz-KVER with
+# its own /boot/initrd.img-KVER under QEMU (TCG) on a cached Debian bookworm
+# ext4 image (root=/dev/vda, mounted read-only), run GUEST_SCRIPT as
+# /ks/test.sh and capture the serial console in LOGFILE. Each FILE is copied
+# to /ks/<basename> (a second, per-run ext4 disk, /dev/vdb, mounted on /ks).
+# /tmp is a tmpfs, debugfs and tracefs are mounted; PATH is Debian's.
+#
+# The image is built once from `debootstrap --variant=minbase bookworm`
+# against the archive this host's apt uses, with KS_ROOTFS_PACKAGES installed
+# and every reference kernel's /lib/modules/KVER copied in, and cached as
+# $KS_CACHE/rootfs-<hash>.img, the hash taken over the package list, the
+# kernel list and this file's init script. The root stays read-only in the
+# guest, so the cached image is never written (no journal to replay).
+#
+# Exit codes: as run-guest.sh (0 pass, 1 test.sh failed, 2 kernel report,
+# 3 no END marker, 4 usage/setup error).
+#
+# Environment knobs:
+#   KS_QEMU_MEM (MiB, default 1024)  KS_SMP (default 2)
+#   KS_TIMEOUT (seconds, default 600)  KS_APPEND (extra kernel cmdline)
+#   KS_CACHE (default /var/cache/kstats)
+#   KS_ROOTFS_PACKAGES (default "bpftrace python3 kmod procps")
+#   KS_ROOTFS_ONLY=1: build (or find) the image, print its path, boot nothing.
+set -euo pipefail
+
+LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=console-check.sh
+. "$LIBDIR/console-check.sh"
+
+die() {
+	echo "rootfs: $*" >&2
+	exit 4
+}
+
+CACHE=${KS_CACHE:-/var/cache/kstats}
+PACKAGES=${KS_ROOTFS_PACKAGES:-bpftrace python3 kmod procps}
+mapfile -t KVERS < <(ls /lib/modules)
+# The archive apt already uses (deb822 or one-line sources).
+MIRROR=$(grep -hE '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources \
+	/etc/apt/sources.list 2>/dev/null | grep -oE 'https?://[^ ]+/debian/?$' |
+	head -n1 || true)
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+
+# PID 1 of the guest: mounts, runs /ks/test.sh, prints the same markers as
+# run-guest.sh, powers off. It is part of the cache key.
+read -r -d '' INIT <<'INIT' || true
+#!/bin/sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -o ro /dev/vdb /ks
+echo "KSTATS-GUEST-START $(uname -r) cpus=$(nproc)"
+cd /tmp
+sh /ks/test.sh </dev/null >/dev/console 2>&1
+rc=$?
+echo "KSTATS-GUEST-END rc=$rc"
+umount /ks
+mount -o remount,ro /
+sync
+poweroff -f
+INIT
+
+key=$(printf '%s\n' "$PACKAGES" "${KVERS[@]}" "$INIT" | sha256sum | cut -c1-16)
+IMG=$CACHE/rootfs-$key.img
+
+build_image() {
+	command -v debootstrap >/dev/null || die "no debootstrap (apt-get install debootstrap)"
+	local dir k
+	dir=$(mktemp -d "$CACHE/rootfs-build.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$dir'" EXIT
+	echo "rootfs: building $IMG from $MIRROR ($PACKAGES)" >&2
+	debootstrap --variant=minbase bookworm "$dir/root" "$MIRROR" >"$dir/log" 2>&1 ||
+		{ tail -n 20 "$dir/log" >&2; die "debootstrap failed"; }
+	chroot "$dir/root" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $PACKAGES && apt-get clean" \
+		>>"$dir/log" 2>&1 || { tail -n 20 "$dir/log" >&2; die "apt-get install failed"; }
+	for k in "${KVERS[@]}"; do
+		mkdir -p "$dir/root/lib/modules"
+		cp -a "/lib/modules/$k" "$dir/root/lib/modules/"
+		# build/ and source/ point at the host's headers; not needed in the guest.
+		rm -f "$dir/root/lib/modules/$k/build" "$dir/root/lib/modules/$k/source"
+	done
+	mkdir -p "$dir/root/ks"
+	printf '%s\n' "$INIT" >"$dir/root/ks-init"
+	chmod 755 "$dir/root/ks-init"
+	local mb
+	mb=$(($(du -sm "$dir/root" | cut -f1) * 5 / 4 + 256))
+	mkfs.ext4 -q -F -L ksroot -d "$dir/root" "$dir/img" "${mb}M" ||
+		die "mkfs.ext4 failed"
+	mv "$dir/img" "$IMG"
+}
+
+(($# >= 3)) || [[ ${KS_ROOTFS_ONLY:-} == 1 ]] ||
+	die "usage: $0 KVER GUEST_SCRIPT LOGFILE [FILE...]"
+mkdir -p "$CACHE"
+if [[ ! -s $IMG ]]; then
+	# One builder at a time; a second caller waits, then finds the image.
+	exec 9>"$IMG.lock"
+	flock 9
+	[[ -s $IMG ]] || build_image
+	flock -u 9
+fi
+if [[ ${KS_ROOTFS_ONLY:-} == 1 ]]; then
+	echo "$IMG"
+	exit 0
+fi
+
+KVER=$1
+GUEST_SCRIPT=$2
+LOGFILE=$3
+shift 3
+KERNEL=/boot/vmlinuz-$KVER
+INITRD=/boot/initrd.img-$KVER
+[[ -r $KERNEL && -r $INITRD ]] || die "no $KERNEL or $INITRD"
+[[ -r $GUEST_SCRIPT ]] || die "cannot read guest script $GUEST_SCRIPT"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ks-rootfs.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir "$WORK/ks"
+cp "$GUEST_SCRIPT" "$WORK/ks/test.sh"
+for f in "$@"; do
+	cp -L "$f" "$WORK/ks/$(basename "$f")" || die "cannot read extra file $f"
+done
+mb=$(($(du -sm "$WORK/ks" | cut -f1) + 16))
+mkfs.ext4 -q -F -d "$WORK/ks" "$WORK/ks.img" "${mb}M" || die "mkfs.ext4 (files) failed"
+
+mkdir -p "$(dirname "$LOGFILE")"
+: >"$LOGFILE"
+start=$(date +%s.%N)
+qemu_rc=0
+# snapshot=on for the root disk: even a guest that remounted it read-write
+# would leave the cached image untouched. thread=single: see run-guest.sh.
+timeout --kill-after=10 "${KS_TIMEOUT:-600}" \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu max \
+	-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
+	-display none -monitor none -no-reboot \
+	-serial "file:$LOGFILE" \
+	-kernel "$KERNEL" -initrd "$INITRD" \
+	-drive "file=$IMG,if=virtio,format=raw,snapshot=on" \
+	-drive "file=$WORK/ks.img,if=virtio,format=raw" \
+	-append "root=/dev/vda ro init=/ks-init console=ttyS0 panic=-1 loglevel=4 tsc=reliable ${KS_APPEND:-}" \
+	</dev/null >"$WORK/qemu.stderr" 2>&1 || qemu_rc=$?
+elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+[[ -s $WORK/qemu.stderr ]] && sed 's/^/rootfs: qemu: /' "$WORK/qemu.stderr" >&2
+sed -i 's/\r$//' "$LOGFILE"
+
+report_rc=0
+report=$(ks_console_check "$LOGFILE") || report_rc=$?
+end_line=$(grep -a -o -E 'KSTATS-GUEST-END rc=[0-9]+' "$LOGFILE" | tail -n1 || true)
+guest_rc=${end_line##*rc=}
+tag="rootfs: $KVER $(basename "$GUEST_SCRIPT") (${elapsed}s)"
+if ((report_rc == 2)); then
+	echo "$tag: FAIL kernel report: $report"
+	exit 2
+elif ((report_rc != 0)); then
+	echo "$tag: FAIL $report"
+	exit 4
+elif [[ -z $end_line ]]; then
+	echo "$tag: FAIL no KSTATS-GUEST-END marker (qemu rc=$qemu_rc)"
+	exit 3
+elif [[ $guest_rc != 0 ]]; then
+	echo "$tag: FAIL test.sh exited rc=$guest_rc"
+	exit 1
+fi
+echo "$tag: PASS"
+exit 0
