@@ -66,7 +66,10 @@ echo "KSTATS-GUEST-END rc=$rc"
 umount /ks
 mount -o remount,ro /
 sync
-poweroff -f
+# minbase has no poweroff (systemd-sysv); sysrq 'o' powers off without it.
+echo 1 >/proc/sys/kernel/sysrq
+echo o >/proc/sysrq-trigger
+sleep 30
 INIT
 
 key=$(printf '%s\n' "$PACKAGES" "${KVERS[@]}" "$INIT" | sha256sum | cut -c1-16)
@@ -94,7 +97,7 @@ build_image() {
 	chmod 755 "$dir/root/ks-init"
 	local mb
 	mb=$(($(du -sm "$dir/root" | cut -f1) * 5 / 4 + 256))
-	mkfs.ext4 -q -F -L ksroot -d "$dir/root" "$dir/img" "${mb}M" ||
+	mkfs.ext4 -q -F -L ksroot -d "$dir/root" "$dir/img" "${mb}M" >/dev/null ||
 		die "mkfs.ext4 failed"
 	mv "$dir/img" "$IMG"
 }
@@ -131,7 +134,7 @@ for f in "$@"; do
 	cp -L "$f" "$WORK/ks/$(basename "$f")" || die "cannot read extra file $f"
 done
 mb=$(($(du -sm "$WORK/ks" | cut -f1) + 16))
-mkfs.ext4 -q -F -d "$WORK/ks" "$WORK/ks.img" "${mb}M" || die "mkfs.ext4 (files) failed"
+mkfs.ext4 -q -F -d "$WORK/ks" 2>/dev/null "$WORK/ks.img" "${mb}M" || die "mkfs.ext4 (files) failed"
 
 mkdir -p "$(dirname "$LOGFILE")"
 : >"$LOGFILE"
