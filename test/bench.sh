@@ -134,4 +134,5 @@ done
 # The seed's table for getpid() on a Debian rootfs guest (bpftrace, ftrace
 # kprobe event against kstats by method), then memory per metric per CPU.
 bash test/bench-table.sh "${KERNELS[@]}"
+bash test/bench-floor.sh "${KERNELS[@]}"
 bash test/bench-mem.sh "${KERNELS[@]}"
