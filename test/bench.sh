@@ -155,3 +155,9 @@ GUEST
 		grep -a '^@@BIG' "$log" | awk '{printf "trace-memory possible=%s Percpu +%s KiB, listed %d KiB, one node read %.1f ms\n", $3, $5, $7 / 1024, ($10 - $9) * 1000 / 50}'
 	done
 done
+
+# The seed's table for getpid() on a Debian rootfs guest (bpftrace, ftrace
+# kprobe event against kstats by method), then memory per metric per CPU.
+bash test/bench-table.sh "${KERNELS[@]}"
+bash test/bench-floor.sh "${KERNELS[@]}"
+bash test/bench-mem.sh "${KERNELS[@]}"

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstats_bench_floor: the floor of each hook kstats uses. Loaded with
+ * method=kretprobe|fprobe|kprobe sym=SYMBOL, it hooks SYMBOL with empty
+ * handlers (entry and return for kretprobe and fprobe, entry for kprobe)
+ * until rmmod. test/bench-floor.sh compares a call's cost with this and
+ * with a kstats trace of the same method: kstats' own share is the rest.
+ */
+#include <linux/fprobe.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/version.h>
+
+static char *method = "kretprobe";
+static char *sym = "__x64_sys_getpid";
+module_param(method, charp, 0444);
+module_param(sym, charp, 0444);
+
+static int kbf_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static int kbf_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static int kbf_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static struct kretprobe kbf_krp = {
+	.entry_handler = kbf_entry,
+	.handler = kbf_ret,
+};
+
+static struct kprobe kbf_kp = { .pre_handler = kbf_pre };
+
+/* The 6.3..6.13 fprobe handlers, as src/compat.h supports. */
+#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
+#define KBF_FPROBE 1
+static int notrace kbf_fentry(struct fprobe *fp, unsigned long ip,
+			      unsigned long ret_ip, struct pt_regs *regs, void *d)
+{
+	return 0;
+}
+
+static void notrace kbf_fexit(struct fprobe *fp, unsigned long ip,
+			      unsigned long ret_ip, struct pt_regs *regs, void *d)
+{
+}
+
+static struct fprobe kbf_fp = {
+	.entry_handler = kbf_fentry,
+	.exit_handler = kbf_fexit,
+};
+#endif
+
+static int __init kbf_init(void)
+{
+	if (!strcmp(method, "kretprobe")) {
+		kbf_krp.kp.symbol_name = sym;
+		return register_kretprobe(&kbf_krp);
+	}
+	if (!strcmp(method, "kprobe")) {
+		kbf_kp.symbol_name = sym;
+		return register_kprobe(&kbf_kp);
+	}
+#ifdef KBF_FPROBE
+	if (!strcmp(method, "fprobe"))
+		/* by address, as kstats does; the filter form gave -EINVAL on 6.12 */
+		return register_fprobe_syms(&kbf_fp, (const char **)&sym, 1);
+#endif
+	pr_err("kstats_bench_floor: no method %s\n", method);
+	return -EINVAL;
+}
+
+static void __exit kbf_exit(void)
+{
+	if (!strcmp(method, "kretprobe"))
+		unregister_kretprobe(&kbf_krp);
+	else if (!strcmp(method, "kprobe"))
+		unregister_kprobe(&kbf_kp);
+#ifdef KBF_FPROBE
+	else
+		unregister_fprobe(&kbf_fp);
+#endif
+}
+
+module_init(kbf_init);
+module_exit(kbf_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kstats benchmark: empty-handler hook floors");

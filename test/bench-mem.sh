@@ -1,0 +1,36 @@
+#!/bin/bash
+# Memory per metric: the change of Percpu: in /proc/meminfo (the per-CPU
+# allocator's own count) over 1,000 kstats_new() metrics, for each
+# frac_bits 0..5, in one busybox guest per kernel. Prints
+# "memory KVER frac_bits B per_metric_per_cpu X bytes" and the 1,000 total.
+# Usage: test/bench-mem.sh [KVER...]   KS_SMP as in run-guest.sh (default 2)
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+# shellcheck source=lib/kernels.sh
+. test/lib/kernels.sh
+mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
+for k in "${KERNELS[@]}"; do
+	bash test/build.sh "$k" >/dev/null
+	script=$(mktemp)
+	cat >"$script" <<'GUEST'
+insmod /modules/kstats.ko && insmod /modules/kstats_test_client.ko || exit 1
+TC=/sys/kernel/debug/kstats_test_client
+pcpu() { awk '/^Percpu:/ {print $2}' /proc/meminfo; }
+for b in 0 1 2 3 4 5; do
+	p0=$(pcpu)
+	for i in $(seq 1 1000); do echo "new $b m$i" > $TC || exit 1; done
+	p1=$(pcpu)
+	for i in $(seq 1 1000); do echo "delete m$i" > $TC; done
+	echo "@@MEM $b $(cat /sys/devices/system/cpu/possible) $p0 $p1 $(pcpu)"
+done
+GUEST
+	log=$TOP/out/bench-mem-$k.console
+	bash test/lib/run-guest.sh "$k" "$script" "$log" "out/$k/kstats.ko" \
+		"out/$k/kstats_test_client.ko" >&2 || true
+	rm -f "$script"
+	grep -a '^@@MEM' "$log" | awk -v k="$k" '{
+		split($3, r, "-"); n = (r[2] == "" ? 1 : r[2] + 1)
+		printf "memory %s frac_bits %d per_metric_per_cpu %.0f bytes (possible %s)\n", k, $2, ($5 - $4) * 1024 / 1000 / n, $3
+		printf "memory %s frac_bits %d total_1000_metrics %d KiB (after delete %+d KiB)\n", k, $2, $5 - $4, $6 - $4 }'
+done
