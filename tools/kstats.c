@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/magic.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <sysexits.h>
@@ -641,6 +642,14 @@ static int cmd_watch(int argc, char **argv)
 
 /* --- control: trace, remove, reset, stop, start ------------------------ */
 
+/* Is @fd a file of debugfs (kstats' own), not a captured copy? */
+static int on_debugfs(int fd)
+{
+	struct statfs sf;
+
+	return !fstatfs(fd, &sf) && sf.f_type == DEBUGFS_MAGIC;
+}
+
 /*
  * Write @cmd to @path in one write(). On failure, print the errno and
  * kstats' own dmesg line for it (read from /dev/kmsg, from where the log
@@ -655,6 +664,14 @@ static int write_cmd(const char *path, const char *what, const char *cmd)
 	if (kfd >= 0)
 		lseek(kfd, 0, SEEK_END);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0 && !on_debugfs(fd)) {
+		/* A --root of captured files: writing would overwrite them. */
+		close(fd);
+		if (kfd >= 0)
+			close(kfd);
+		return err_exit(EX_USAGE, "%s: %s is not in debugfs: kstats writes only to kstats' own files",
+				what, path);
+	}
 	if (fd < 0)
 		e = errno;
 	else if (write(fd, cmd, strlen(cmd)) < 0)

@@ -106,9 +106,31 @@ def _kmsg_reason(fd: int | None) -> str | None:
     return reason
 
 
+def _fstype(path: str) -> str:
+    """The file system type of the mount holding @path (/proc/self/mountinfo)."""
+    real = os.path.realpath(path)
+    best, kind = "", ""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8") as f:
+            for line in f:
+                fields = line.split()
+                point = fields[4]
+                fstype = fields[fields.index("-") + 1]
+                inside = real == point or real.startswith(point.rstrip("/") + "/")
+                if inside and len(point) >= len(best):
+                    best, kind = point, fstype
+    except (OSError, ValueError, IndexError):
+        return ""
+    return kind
+
+
 def _write(path: str, line: str) -> None:
     """Write @line to @path in one write(); KstatsError with the errno and
-    kstats' dmesg reason on failure."""
+    kstats' dmesg reason on failure. Only files of debugfs are written: a
+    KSTATS_ROOT of captured files is read, never overwritten (EROFS)."""
+    if _fstype(path) != "debugfs":
+        raise KstatsError(_errno.EROFS, "not in debugfs: kstats writes only to "
+                          "kstats' own files", line.rstrip("\n"), None, path)
     kfd = _kmsg_open()
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
