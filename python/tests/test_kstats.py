@@ -309,6 +309,18 @@ class Control(unittest.TestCase):
             kstats.trace("x", start="f", pid=1)
         self.assertIn("pid", str(cm.exception))
 
+    def test_captured_root_is_never_written(self):
+        # KSTATS_ROOT of captured files (not debugfs): EROFS, file unchanged.
+        c = os.path.join(self.tmp.name, "_control")
+        with open(c, "w") as f:
+            f.write("captured\n")
+        with self.assertRaises(kstats.KstatsError) as cm:
+            kstats.trace("rd", start="vfs_read")
+        self.assertEqual(cm.exception.errno, errno.EROFS)
+        with open(c) as f:
+            self.assertEqual(f.read(), "captured\n")
+
+    @mock.patch("kstats._fstype", lambda path: "debugfs")
     def test_kernel_refusal_carries_errno_and_line(self):
         # A _control that cannot be written: the OSError's errno comes through.
         os.mkdir(os.path.join(self.tmp.name, "_control"))
@@ -317,6 +329,7 @@ class Control(unittest.TestCase):
         self.assertEqual(cm.exception.errno, errno.EISDIR)
         self.assertEqual(cm.exception.line, "trace rd bits 3 start vfs_read")
 
+    @mock.patch("kstats._fstype", lambda path: "debugfs")
     def test_real_write(self):
         # A FIFO-free check of _write: a regular file receives the line in one write.
         c = os.path.join(self.tmp.name, "_control")
