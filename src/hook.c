@@ -199,63 +199,24 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 
 /* ------------------------------------------------------------- handlers */
 
-static int notrace ks_krp_entry(struct kretprobe_instance *ri,
-				struct pt_regs *regs)
+/* A timed call begins: its entry time goes to @ts. False: not timed. */
+static bool notrace ks_call_begin(struct ks_trace *t, u64 *ts)
 {
-	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_krp, rp)->t;
 	u8 *busy = ks_enter();
-	u64 now;
 
 	if (!busy) {
 		ks_lost(t, &t->nested_start);
-		return 1;	/* no return probe for this call */
+		return false;
 	}
-	now = ks_now();
-	ks_gap_begin(t, now);
-	*(u64 *)ri->data = now;
+	*ts = ks_now();
+	ks_gap_begin(t, *ts);
 	ks_leave(busy);
-	return 0;
+	return true;
 }
 
-static int notrace ks_krp_return(struct kretprobe_instance *ri,
-				 struct pt_regs *regs)
+/* A timed call that began at @start returns. */
+static void notrace ks_call_end(struct ks_trace *t, u64 start)
 {
-	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_krp, rp)->t;
-	u8 *busy = ks_enter();
-	u64 now;
-
-	if (!busy) {
-		ks_lost(t, &t->nested_end);
-		return 0;
-	}
-	now = ks_now();
-	ks_record_span(t, *(u64 *)ri->data, now);
-	ks_gap_end(t, now);
-	ks_leave(busy);
-	return 0;
-}
-
-#if KS_HAVE_FPROBE
-static KS_FPROBE_ENTRY(ks_fp_entry)
-{
-	struct ks_trace *t = container_of(fp, struct ks_trace, fp);
-	u8 *busy = ks_enter();
-	u64 now;
-
-	if (!busy) {
-		ks_lost(t, &t->nested_start);
-		return KS_FPROBE_ENTRY_SKIP;
-	}
-	now = ks_now();
-	ks_gap_begin(t, now);
-	*(u64 *)entry_data = now;
-	ks_leave(busy);
-	return KS_FPROBE_ENTRY_OK;
-}
-
-static KS_FPROBE_EXIT(ks_fp_exit)
-{
-	struct ks_trace *t = container_of(fp, struct ks_trace, fp);
 	u8 *busy = ks_enter();
 	u64 now;
 
@@ -264,9 +225,40 @@ static KS_FPROBE_EXIT(ks_fp_exit)
 		return;
 	}
 	now = ks_now();
-	ks_record_span(t, *(u64 *)entry_data, now);
+	ks_record_span(t, start, now);
 	ks_gap_end(t, now);
 	ks_leave(busy);
+}
+
+static int notrace ks_krp_entry(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_krp, rp)->t;
+
+	/* Non-zero: no return probe for this call. */
+	return !ks_call_begin(t, (u64 *)ri->data);
+}
+
+static int notrace ks_krp_return(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	ks_call_end(container_of(get_kretprobe(ri), struct ks_krp, rp)->t,
+		    *(u64 *)ri->data);
+	return 0;
+}
+
+#if KS_HAVE_FPROBE
+static KS_FPROBE_ENTRY(ks_fp_entry)
+{
+	struct ks_trace *t = container_of(fp, struct ks_trace, fp);
+
+	return ks_call_begin(t, entry_data) ? KS_FPROBE_ENTRY_OK :
+					      KS_FPROBE_ENTRY_SKIP;
+}
+
+static KS_FPROBE_EXIT(ks_fp_exit)
+{
+	ks_call_end(container_of(fp, struct ks_trace, fp), *(u64 *)entry_data);
 }
 #endif
 
