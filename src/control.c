@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The _control file: "trace NAME [bits B] [start X] [end Y] [method M]
- * [maxactive N]" and "remove NAME". Parsing is a pure function of the
+ * [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
+ * [comm C] [cpu N]" and "remove NAME". Parsing is a pure function of the
  * line, so it can be tested without attaching anything.
  */
 #include <linux/ctype.h>
@@ -17,10 +18,21 @@
 #include "names.h"
 #include "output.h"
 
-/* "trace NAME" and five "key value" pairs. */
-#define KS_CONTROL_MAX_WORDS	12
-/* Two full-length symbol names and the keywords fit. */
-#define KS_CONTROL_MAX_LEN	(2 * KSYM_NAME_LEN + 128)
+/* "trace NAME" and a "keyword value" pair of each keyword. */
+#define KS_CONTROL_MAX_WORDS	(2 + 2 * ARRAY_SIZE(ks_keywords))
+/* Two full-length symbol names and the other keywords fit. */
+#define KS_CONTROL_MAX_LEN	(2 * KSYM_NAME_LEN + 256)
+
+static const char * const ks_keywords[] = {
+	"bits", "start", "end", "method", "maxactive",
+	"key", "keys", "slowest", "pid", "tgid", "comm", "cpu",
+};
+
+enum ks_keyword {
+	KS_KW_BITS, KS_KW_START, KS_KW_END, KS_KW_METHOD, KS_KW_MAXACTIVE,
+	KS_KW_KEY, KS_KW_KEYS, KS_KW_SLOWEST, KS_KW_PID, KS_KW_TGID,
+	KS_KW_COMM, KS_KW_CPU,
+};
 
 static const char * const ks_method_names[] = {
 	[KS_METHOD_DEFAULT] = "default",
@@ -84,6 +96,9 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 	if (req->end[0] && !strcmp(req->start, req->end))
 		return ks_why(req, why, "end %s is the same as start",
 			      req->end_word);
+	if (!req->end[0] && ks_keys_spec_has(&req->keys, KS_KEY_END_KSTACK))
+		return ks_why(req, why,
+			      "key end-kstack is the stack where a section ends: give end");
 	if (unresolved)
 		return 0;	/* checked again once resolved */
 	if (req->end[0] && tp_start != tp_end)
@@ -192,35 +207,111 @@ toolong:
 	return -ENAMETOOLONG;
 }
 
-static const char * const ks_keywords[] = {
-	"bits", "start", "end", "method", "maxactive",
-};
+/* "key kstack:8,comm": the parts of a row's key, in the order written. */
+static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
+{
+	struct ks_key_spec *spec = &req->keys;
+	unsigned int seen = 0, depth;
+	char *part, *colon;
+	int p;
+
+	while ((part = strsep(&val, ","))) {
+		colon = strchr(part, ':');
+		if (colon)
+			*colon++ = '\0';
+		p = match_string(ks_key_part_names, KS_KEY_NR_PARTS, part);
+		if (p < 0)
+			return ks_why(req, why,
+				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], comm, pid, tgid or cpu",
+				      part);
+		if (seen & BIT(p))
+			return ks_why(req, why, "key %s given twice", part);
+		seen |= BIT(p);
+		depth = KS_DEPTH_DEFAULT;
+		if (colon && p > KS_KEY_END_KSTACK)
+			return ks_why(req, why,
+				      "key %s:%s: only kstack and end-kstack take a depth",
+				      part, colon);
+		if (colon && (kstrtouint(colon, 10, &depth) || !depth ||
+			      depth > KS_DEPTH_MAX))
+			return ks_why(req, why, "key %s:%s: depth must be 1..%d",
+				      part, colon, KS_DEPTH_MAX);
+		if (p <= KS_KEY_END_KSTACK)
+			spec->depth[p] = depth;
+		spec->parts[spec->n_parts++] = p;
+	}
+	return 0;
+}
+
+/* pid P, tgid P: a task the trace records alone. */
+static int ks_parse_pid(struct ks_trace_req *req, const char *key,
+			const char *val, pid_t *pid, const char **why)
+{
+	if (kstrtoint(val, 10, pid) || *pid <= 0)
+		return ks_why(req, why, "%s %s: must be a positive number",
+			      key, val);
+	return 0;
+}
 
 static int ks_parse_pair(struct ks_trace_req *req, const char *key,
-			 const char *val, unsigned int *seen,
+			 char *val, unsigned int *seen,
 			 enum ks_method *hints, const char **why)
 {
+	struct ks_filter *f = &req->filter;
 	int k, m;
 
 	k = match_string(ks_keywords, ARRAY_SIZE(ks_keywords), key);
 	if (k < 0)
 		return ks_why(req, why,
-			      "'%s' is not a keyword (bits, start, end, method, maxactive)",
+			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu)",
 			      key);
 	if (*seen & BIT(k))
 		return ks_why(req, why, "keyword %s given twice", key);
 	*seen |= BIT(k);
 	switch (k) {
-	case 0:
+	case KS_KW_KEY:
+		return ks_parse_key(req, val, why);
+	case KS_KW_KEYS:
+		if (kstrtou16(val, 10, &req->keys.rows) || !req->keys.rows ||
+		    req->keys.rows > KS_KEYS_MAX)
+			return ks_why(req, why, "keys %s: must be 1..%d", val,
+				      KS_KEYS_MAX);
+		return 0;
+	case KS_KW_SLOWEST:
+		if (kstrtou8(val, 10, &req->keys.slowest) ||
+		    req->keys.slowest > KS_SLOWEST_MAX)
+			return ks_why(req, why, "slowest %s: must be 0..%d", val,
+				      KS_SLOWEST_MAX);
+		return 0;
+	case KS_KW_PID:
+		f->has |= KS_FILTER_PID;
+		return ks_parse_pid(req, key, val, &f->pid, why);
+	case KS_KW_TGID:
+		f->has |= KS_FILTER_TGID;
+		return ks_parse_pid(req, key, val, &f->tgid, why);
+	case KS_KW_COMM:
+		f->has |= KS_FILTER_COMM;
+		if (strscpy(f->comm, val, sizeof(f->comm)) < 0)
+			return ks_why(req, why,
+				      "comm %s: longer than the %zu bytes the kernel keeps",
+				      val, sizeof(f->comm) - 1);
+		return 0;
+	case KS_KW_CPU:
+		f->has |= KS_FILTER_CPU;
+		if (kstrtouint(val, 10, &f->cpu))
+			return ks_why(req, why, "cpu %s: must be a CPU number",
+				      val);
+		return 0;
+	case KS_KW_BITS:
 		if (kstrtou8(val, 10, &req->bits) ||
 		    req->bits > KSTATS_FRAC_BITS_MAX)
 			return ks_why(req, why, "bits %s: must be 0..5", val);
 		return 0;
-	case 1:
+	case KS_KW_START:
 		return ks_parse_point(req, val, false, &hints[0], why);
-	case 2:
+	case KS_KW_END:
 		return ks_parse_point(req, val, true, &hints[1], why);
-	case 3:
+	case KS_KW_METHOD:
 		m = match_string(ks_method_names, ARRAY_SIZE(ks_method_names),
 				 val);
 		if (m <= KS_METHOD_DEFAULT)
@@ -288,6 +379,8 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 
 	memset(req, 0, sizeof(*req));
 	req->bits = KS_DEFAULT_BITS;
+	req->keys.rows = KS_KEYS_DEFAULT;
+	req->keys.slowest = KS_SLOWEST_DEFAULT;
 	while ((w = strsep(&line, " \t\n\r\v\f"))) {
 		if (!*w)
 			continue;
@@ -316,9 +409,12 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	if (!strncmp(req->name, KS_GAP_PREFIX, strlen(KS_GAP_PREFIX)))
 		return ks_why(req, why, "names starting with %s are the gap nodes of traces",
 			      KS_GAP_PREFIX);
+	if (!strncmp(req->name, KS_KEY_PREFIX, strlen(KS_KEY_PREFIX)))
+		return ks_why(req, why, "names starting with %s are the keyed nodes of traces",
+			      KS_KEY_PREFIX);
 	if (n > KS_CONTROL_MAX_WORDS)
 		return ks_why(req, why, "too many words (at most %d): '%s' and after",
-			      KS_CONTROL_MAX_WORDS, words[KS_CONTROL_MAX_WORDS]);
+			      (int)KS_CONTROL_MAX_WORDS, words[KS_CONTROL_MAX_WORDS]);
 	if (n % 2) {
 		w = words[n - 1];
 		if (match_string(ks_keywords, ARRAY_SIZE(ks_keywords), w) >= 0)
@@ -332,6 +428,9 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 		if (err)
 			return err;
 	}
+	if ((seen & BIT(KS_KW_KEYS)) && !req->keys.n_parts)
+		return ks_why(req, why, "keys %u bounds the rows of a key: give key",
+			      req->keys.rows);
 	if (!req->start[0]) {
 		err = ks_parse_point(req, req->name, false, &hints[0], why);
 		if (err)

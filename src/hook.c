@@ -12,6 +12,7 @@
  * All of kstats is built without ftrace hooks (see Kbuild), and a trace
  * of any address inside kstats is refused, so it never traces itself.
  */
+#include <linux/debugfs.h>
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
 #include <linux/log2.h>
@@ -30,8 +31,15 @@
 
 #include "hist.h"
 #include "hook.h"
+#include "keys.h"
 #include "names.h"
 #include "starts.h"
+
+/* What a timed call keeps from its entry to its return. */
+struct ks_call {
+	u64 ts;		/* entry, ns */
+	u32 stack;	/* its kstack, for key kstack */
+};
 
 /* A kretprobe of a trace that may cover several functions. */
 struct ks_krp {
@@ -49,6 +57,10 @@ struct ks_trace {
 	bool runq;		/* run-queue latency: keyed on the woken task */
 	struct kstats *dur;
 	struct kstats *gap;
+	struct ks_keys *keys;	/* keyed rows and slowest samples, or NULL */
+	struct dentry *key_node;	/* KEY-NAME */
+	/* Where the probe's own frames end in a stack: start, end, new task. */
+	struct ks_anchor anchor[3];
 	u64 __percpu *last_end;	/* per CPU: end of the last call, 0: none */
 	struct ks_starts *starts;	/* pairs only */
 	/* Lost samples, by cause; ks_trace_missed() adds up the right ones. */
@@ -147,34 +159,63 @@ static void notrace ks_gap_end(struct ks_trace *t, u64 now)
 	this_cpu_write(*t->last_end, now);
 }
 
-static void notrace ks_record_span(struct ks_trace *t, u64 start, u64 now)
+/*
+ * A sample of @task from @start to @now, with the stack ids of its start
+ * and end for the keyed rows.
+ */
+static void notrace ks_record_span(struct ks_trace *t, struct task_struct *task,
+				   u64 start, u64 now, u32 start_stack,
+				   u32 end_stack)
 {
-	if (unlikely(now < start))
+	if (unlikely(now < start)) {
 		ks_lost(t, &t->negative);
-	else
-		kstats_record(t->dur, now - start);
+		return;
+	}
+	kstats_record(t->dur, now - start);
+	if (t->keys && READ_ONCE(t->dur->active))
+		ks_keys_record(t->keys, start_stack, end_stack, task,
+			       now - start, now);
+}
+
+/* The stack for key kstack (@part) or end-kstack, if the key has it. */
+static u32 notrace ks_stack(struct ks_trace *t, enum ks_key_part part,
+			    const struct ks_anchor *anchor)
+{
+	if (!ks_keys_has(t->keys, part))
+		return 0;
+	return ks_keys_stack(t->keys, part, anchor);
 }
 
 static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
-				 u64 now, bool replace)
+				 u64 now, const struct ks_anchor *anchor,
+				 bool replace)
 {
-	if (!ks_starts_put(t->starts, task, now, replace))
+	u32 stack = ks_stack(t, KS_KEY_KSTACK, anchor);
+
+	if (!ks_starts_put(t->starts, task, now, stack, replace))
 		ks_lost(t, &t->table_full);
 }
 
 /* A section of @task ends now. */
 static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task)
 {
-	u8 *busy = ks_enter();
+	u8 *busy;
 	u64 now, start;
+	u32 stack;
 
+	/* Filtered out: neither a sample nor a miss. */
+	if (!ks_filter_task(&t->req.filter, task) ||
+	    !ks_filter_cpu(&t->req.filter))
+		return;
+	busy = ks_enter();
 	if (!busy) {
 		ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
-	if (ks_starts_take(t->starts, task, &start))
-		ks_record_span(t, start, now);
+	if (ks_starts_take(t->starts, task, &start, &stack))
+		ks_record_span(t, task, start, now, stack,
+			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1]));
 	else
 		atomic_long_inc(&t->no_start);
 	ks_gap_end(t, now);
@@ -184,38 +225,53 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task)
 /* A section of @task starts now; a start not yet ended is replaced. */
 static void notrace ks_section_start(struct ks_trace *t, struct task_struct *task)
 {
-	u8 *busy = ks_enter();
+	u8 *busy;
 	u64 now;
 
+	if (!ks_filter_task(&t->req.filter, task) ||
+	    !ks_filter_cpu(&t->req.filter))
+		return;
+	busy = ks_enter();
 	if (!busy) {
 		ks_lost(t, &t->nested_start);
 		return;
 	}
 	now = ks_now();
 	ks_gap_begin(t, now);
-	ks_put_start(t, task, now, true);
+	ks_put_start(t, task, now, &t->anchor[0], true);
 	ks_leave(busy);
 }
 
 /* ------------------------------------------------------------- handlers */
 
-/* A timed call begins: its entry time goes to @ts. False: not timed. */
-static bool notrace ks_call_begin(struct ks_trace *t, u64 *ts)
+/*
+ * A call of the function at @func begins: what its return needs goes to
+ * @call. False: not timed (filtered out, or a miss already counted).
+ */
+static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
+				  unsigned long func)
 {
-	u8 *busy = ks_enter();
+	/* The frames of the probed function start near its entry. */
+	struct ks_anchor anchor = { func - 16, func + 32, true };
+	u8 *busy;
 
+	if (!ks_filter_task(&t->req.filter, current) ||
+	    !ks_filter_cpu(&t->req.filter))
+		return false;
+	busy = ks_enter();
 	if (!busy) {
 		ks_lost(t, &t->nested_start);
 		return false;
 	}
-	*ts = ks_now();
-	ks_gap_begin(t, *ts);
+	call->ts = ks_now();
+	call->stack = ks_stack(t, KS_KEY_KSTACK, &anchor);
+	ks_gap_begin(t, call->ts);
 	ks_leave(busy);
 	return true;
 }
 
-/* A timed call that began at @start returns. */
-static void notrace ks_call_end(struct ks_trace *t, u64 start)
+/* A timed call returns. */
+static void notrace ks_call_end(struct ks_trace *t, const struct ks_call *call)
 {
 	u8 *busy = ks_enter();
 	u64 now;
@@ -225,7 +281,7 @@ static void notrace ks_call_end(struct ks_trace *t, u64 start)
 		return;
 	}
 	now = ks_now();
-	ks_record_span(t, start, now);
+	ks_record_span(t, current, call->ts, now, call->stack, 0);
 	ks_gap_end(t, now);
 	ks_leave(busy);
 }
@@ -233,17 +289,19 @@ static void notrace ks_call_end(struct ks_trace *t, u64 start)
 static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
 {
-	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_krp, rp)->t;
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct ks_trace *t = container_of(rp, struct ks_krp, rp)->t;
 
 	/* Non-zero: no return probe for this call. */
-	return !ks_call_begin(t, (u64 *)ri->data);
+	return !ks_call_begin(t, (struct ks_call *)ri->data,
+			      (unsigned long)rp->kp.addr);
 }
 
 static int notrace ks_krp_return(struct kretprobe_instance *ri,
 				 struct pt_regs *regs)
 {
 	ks_call_end(container_of(get_kretprobe(ri), struct ks_krp, rp)->t,
-		    *(u64 *)ri->data);
+		    (struct ks_call *)ri->data);
 	return 0;
 }
 
@@ -252,13 +310,13 @@ static KS_FPROBE_ENTRY(ks_fp_entry)
 {
 	struct ks_trace *t = container_of(fp, struct ks_trace, fp);
 
-	return ks_call_begin(t, entry_data) ? KS_FPROBE_ENTRY_OK :
-					      KS_FPROBE_ENTRY_SKIP;
+	return ks_call_begin(t, entry_data, entry_ip) ? KS_FPROBE_ENTRY_OK :
+							KS_FPROBE_ENTRY_SKIP;
 }
 
 static KS_FPROBE_EXIT(ks_fp_exit)
 {
-	ks_call_end(container_of(fp, struct ks_trace, fp), *(u64 *)entry_data);
+	ks_call_end(container_of(fp, struct ks_trace, fp), entry_data);
 }
 #endif
 
@@ -303,13 +361,14 @@ static void notrace ks_tp_end(void *data)
  * every switch-out replaces or drops the task's start: no start survives
  * a run of its task to be ended by a later switch-in.
  */
-static void notrace ks_runq_wakeup(struct ks_trace *t,
-				   struct task_struct *p, bool replace)
+static void notrace ks_runq_wakeup(struct ks_trace *t, struct task_struct *p,
+				   const struct ks_anchor *anchor, bool replace)
 {
 	u8 *busy;
 	u64 now;
 
-	if (is_idle_task(p) || ks_task_on_cpu(p))
+	if (is_idle_task(p) || ks_task_on_cpu(p) ||
+	    !ks_filter_task(&t->req.filter, p))
 		return;
 	busy = ks_enter();
 	if (!busy) {
@@ -318,7 +377,7 @@ static void notrace ks_runq_wakeup(struct ks_trace *t,
 	}
 	now = ks_now();
 	ks_gap_begin(t, now);
-	ks_put_start(t, p, now, replace);
+	ks_put_start(t, p, now, anchor, replace);
 	ks_leave(busy);
 }
 
@@ -330,7 +389,17 @@ static void notrace ks_runq_wakeup(struct ks_trace *t,
  */
 static void notrace ks_tp_wakeup(void *data, struct task_struct *p)
 {
-	ks_runq_wakeup(data, p, false);
+	struct ks_trace *t = data;
+
+	ks_runq_wakeup(t, p, &t->anchor[0], false);
+}
+
+/* sched_wakeup_new, when the pair starts at sched_wakeup or sched_waking. */
+static void notrace ks_tp_wakeup_new(void *data, struct task_struct *p)
+{
+	struct ks_trace *t = data;
+
+	ks_runq_wakeup(t, p, &t->anchor[2], false);
 }
 
 /*
@@ -341,29 +410,40 @@ static void notrace ks_tp_wakeup(void *data, struct task_struct *p)
  */
 static void notrace ks_tp_waking(void *data, struct task_struct *p)
 {
-	ks_runq_wakeup(data, p, true);
+	struct ks_trace *t = data;
+
+	ks_runq_wakeup(t, p, &t->anchor[0], true);
 }
 
 static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 {
 	struct ks_trace *t = data;
+	const struct ks_filter *f = &t->req.filter;
 	u8 *busy = ks_enter();
 	u64 now, start;
+	u32 stack;
 
 	if (!busy) {
 		ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
-	/* No start: next ran before the trace began, or its start was lost and counted. */
-	if (!is_idle_task(next) && ks_starts_take(t->starts, next, &start)) {
-		ks_record_span(t, start, now);
+	/*
+	 * No start: next ran before the trace began, its start was lost and
+	 * counted, or the filters refused it. The cpu filter is on the run
+	 * queue's CPU, this one: elsewhere the start still goes.
+	 */
+	if (!is_idle_task(next) && ks_filter_task(f, next) &&
+	    ks_starts_take(t->starts, next, &start, &stack) &&
+	    ks_filter_cpu(f)) {
+		ks_record_span(t, next, start, now, stack,
+			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1]));
 		ks_gap_end(t, now);
 	}
-	if (is_idle_task(prev))
+	if (is_idle_task(prev) || !ks_filter_task(f, prev))
 		;
 	else if (preempt || task_is_running(prev))
-		ks_put_start(t, prev, now, true);
+		ks_put_start(t, prev, now, &t->anchor[1], true);
 	else
 		ks_starts_drop(t->starts, prev);
 	ks_leave(busy);
@@ -424,7 +504,7 @@ static int ks_attach_kretprobe(struct ks_trace *t)
 		rp->kp.symbol_name = t->funcs.names[i];
 		rp->entry_handler = ks_krp_entry;
 		rp->handler = ks_krp_return;
-		rp->data_size = sizeof(u64);
+		rp->data_size = sizeof(struct ks_call);
 		rp->maxactive = t->req.maxactive;
 		t->rps[i] = rp;
 	}
@@ -448,7 +528,7 @@ static int ks_attach_fprobe(struct ks_trace *t)
 {
 	t->fp.entry_handler = ks_fp_entry;
 	t->fp.exit_handler = ks_fp_exit;
-	t->fp.entry_data_size = sizeof(u64);
+	t->fp.entry_data_size = sizeof(struct ks_call);
 	t->fp.nr_maxactive = t->req.maxactive;
 	if (t->funcs.pattern) {
 		int err = register_fprobe(&t->fp, t->funcs.pattern, NULL);
@@ -512,6 +592,24 @@ static int ks_attach_function(struct ks_trace *t)
 	return err;
 }
 
+/* A probed function's frame starts near its entry (past an ENDBR, a call to __fentry__). */
+static void ks_anchor_function(struct ks_anchor *a, unsigned long addr)
+{
+	a->lo = addr - 16;
+	a->hi = addr + 32;
+	a->keep = true;
+}
+
+/* A tracepoint's frames: up to its iterator, when it has more than one probe. */
+static void ks_anchor_tracepoint(struct ks_anchor *a, struct tracepoint *tp)
+{
+	a->keep = false;
+	if (tp && ks_symbol_range((unsigned long)tp->iterator, &a->lo, &a->hi))
+		return;
+	a->lo = 0;
+	a->hi = 0;
+}
+
 static int ks_attach_kprobes(struct ks_trace *t)
 {
 	struct kprobe *kps[] = { &t->kp.start, &t->kp.end };
@@ -529,6 +627,8 @@ static int ks_attach_kprobes(struct ks_trace *t)
 	}
 	t->addr = (unsigned long)t->kp.start.addr;
 	t->end_addr = (unsigned long)t->kp.end.addr;
+	ks_anchor_function(&t->anchor[0], t->addr);
+	ks_anchor_function(&t->anchor[1], t->end_addr);
 	return 0;
 }
 
@@ -551,11 +651,15 @@ static int ks_attach_tracepoints(struct ks_trace *t)
 	/* As runqlat: a new task's first wait starts at sched_wakeup_new. */
 	if (t->runq && strcmp(start, "sched_wakeup_new"))
 		t->tp.new_task = ks_find_tracepoint("sched_wakeup_new");
+	ks_anchor_tracepoint(&t->anchor[0], t->tp.start);
+	ks_anchor_tracepoint(&t->anchor[1], t->tp.end);
+	ks_anchor_tracepoint(&t->anchor[2], t->tp.new_task);
 	err = tracepoint_probe_register(t->tp.start, t->tp.start_fn, t);
 	if (err)
 		goto err_msg;
 	if (t->tp.new_task) {
-		err = tracepoint_probe_register(t->tp.new_task, ks_tp_wakeup, t);
+		err = tracepoint_probe_register(t->tp.new_task, ks_tp_wakeup_new,
+						t);
 		if (err)
 			goto err_start;
 	}
@@ -565,7 +669,7 @@ static int ks_attach_tracepoints(struct ks_trace *t)
 	return 0;
 err_new_task:
 	if (t->tp.new_task)
-		tracepoint_probe_unregister(t->tp.new_task, ks_tp_wakeup, t);
+		tracepoint_probe_unregister(t->tp.new_task, ks_tp_wakeup_new, t);
 err_start:
 	tracepoint_probe_unregister(t->tp.start, t->tp.start_fn, t);
 	tracepoint_synchronize_unregister();
@@ -599,7 +703,7 @@ static int ks_detach(struct ks_trace *t)
 		tracepoint_probe_unregister(t->tp.start, t->tp.start_fn, t);
 		if (t->tp.new_task)
 			tracepoint_probe_unregister(t->tp.new_task,
-						    ks_tp_wakeup, t);
+						    ks_tp_wakeup_new, t);
 		tracepoint_probe_unregister(t->tp.end, t->tp.end_fn, t);
 		tracepoint_synchronize_unregister();
 		break;
@@ -713,10 +817,11 @@ static size_t ks_trace_bytes(const struct ks_trace *t)
 	size_t inst = 0, pool = 0;
 
 	if (t->req.method == KS_METHOD_KRETPROBE)
-		inst = sizeof(struct kretprobe_instance) + sizeof(u64);
+		inst = sizeof(struct kretprobe_instance) + sizeof(struct ks_call);
 	else if (t->req.method == KS_METHOD_FPROBE)
 		/* fprobe's private node: a rethook_node, two ips, our data. */
-		inst = sizeof(struct rethook_node) + 2 * sizeof(long) + sizeof(u64);
+		inst = sizeof(struct rethook_node) + 2 * sizeof(long) +
+		       sizeof(struct ks_call);
 	if (inst)
 		pool = t->req.maxactive * ALIGN(inst, sizeof(long));
 	if (inst && KS_RETHOOK_PERCPU_RING)
@@ -724,7 +829,8 @@ static size_t ks_trace_bytes(const struct ks_trace *t)
 	/* One fprobe for all functions, but a kretprobe, and pool, each. */
 	if (t->req.method == KS_METHOD_KRETPROBE)
 		pool = t->funcs.n * (pool + sizeof(struct ks_krp) + sizeof(void *));
-	return bytes + pool + t->funcs.n * sizeof(unsigned long);
+	return bytes + pool + t->funcs.n * sizeof(unsigned long) +
+	       ks_keys_bytes(t->keys);
 }
 
 /**
@@ -742,6 +848,9 @@ static unsigned int ks_default_maxactive(void)
 
 static void ks_trace_free(struct ks_trace *t)
 {
+	/* Waits for readers of KEY-NAME, which use t->keys. */
+	debugfs_remove(t->key_node);
+	ks_keys_free(t->keys);
 	kstats_delete(t->gap);
 	kstats_delete(t->dur);
 	ks_starts_free(t->starts);
@@ -801,6 +910,11 @@ int ks_trace_add(const struct ks_trace_req *req)
 	t->last_end = alloc_percpu(u64);
 	if (!t->last_end)
 		goto err_nomem;
+	if (req->keys.n_parts || req->keys.slowest) {
+		t->keys = ks_keys_alloc(&req->keys);
+		if (!t->keys)
+			goto err_nomem;
+	}
 	if (req->method == KS_METHOD_KPROBE ||
 	    req->method == KS_METHOD_TRACEPOINT) {
 		t->starts = ks_starts_alloc(t->req.maxactive);
@@ -808,6 +922,12 @@ int ks_trace_add(const struct ks_trace_req *req)
 			goto err_nomem;
 	}
 
+	if ((req->filter.has & KS_FILTER_CPU) && req->filter.cpu >= nr_cpu_ids) {
+		ks_err_ratelimited("trace %s: cpu %u: this machine's CPUs are 0..%u\n",
+				   req->name, req->filter.cpu, nr_cpu_ids - 1);
+		ks_trace_free(t);
+		return -EINVAL;
+	}
 	mutex_lock(&ks_trace_lock);
 	if (ks_trace_find(req->name)) {
 		ks_err_ratelimited("trace %s: already traced\n", req->name);
@@ -829,6 +949,20 @@ int ks_trace_add(const struct ks_trace_req *req)
 		err = PTR_ERR(t->gap);
 		t->gap = NULL;
 		goto err_unlock;
+	}
+	if (t->keys) {
+		char name[sizeof(KS_KEY_PREFIX) + sizeof(t->req.name)];
+		char who[sizeof("trace ") + sizeof(t->req.name)];
+
+		snprintf(name, sizeof(name), "%s%s", KS_KEY_PREFIX, t->req.name);
+		snprintf(who, sizeof(who), "trace %s", t->req.name);
+		t->key_node = ks_create_text(who, name, &ks_keys_fops,
+					     t->keys);
+		if (IS_ERR(t->key_node)) {
+			err = PTR_ERR(t->key_node);
+			t->key_node = NULL;
+			goto err_unlock;
+		}
 	}
 
 	switch (t->req.method) {
@@ -920,19 +1054,35 @@ void ks_trace_list(struct seq_file *m)
 	struct ks_trace *t;
 
 	mutex_lock(&ks_trace_lock);
-	list_for_each_entry(t, &ks_traces, list)
+	list_for_each_entry(t, &ks_traces, list) {
+		const struct ks_filter *f = &t->req.filter;
+		char key[96];
+
+		ks_key_spec_print(key, sizeof(key), &t->req.keys);
 		/*
 		 * functions: a pair has 2 points; 0 for a pattern, whose
 		 * functions only ftrace knows (see enabled_functions).
 		 */
-		seq_printf(m, "%s method %s bits %u start %s end %s functions %u skipped %u maxactive %u memory %zu missed %lu%s\n",
+		seq_printf(m, "%s method %s bits %u start %s end %s functions %u skipped %u maxactive %u memory %zu missed %lu key %s keys %u other %lu slowest %u",
 			   t->req.name, ks_method_name(t->req.method),
 			   t->req.bits, t->req.start,
 			   t->req.end[0] ? t->req.end : "-",
 			   t->funcs.n ? t->funcs.n : t->funcs.pattern ? 0 : 2,
 			   t->funcs.skipped,
 			   t->req.maxactive, ks_trace_bytes(t),
-			   ks_trace_missed(t), t->gone ? " gone" : "");
+			   ks_trace_missed(t), key,
+			   t->req.keys.n_parts ? t->req.keys.rows : 0,
+			   ks_keys_other(t->keys), t->req.keys.slowest);
+		if (f->has & KS_FILTER_PID)
+			seq_printf(m, " pid %d", f->pid);
+		if (f->has & KS_FILTER_TGID)
+			seq_printf(m, " tgid %d", f->tgid);
+		if (f->has & KS_FILTER_COMM)
+			seq_printf(m, " comm %s", f->comm);
+		if (f->has & KS_FILTER_CPU)
+			seq_printf(m, " cpu %u", f->cpu);
+		seq_printf(m, "%s\n", t->gone ? " gone" : "");
+	}
 	mutex_unlock(&ks_trace_lock);
 }
 

@@ -13,10 +13,14 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+#include "keys.h"
+
 struct seq_file;
 
 /* A trace's name leaves room for "GAP-" in front of it. */
 #define KS_GAP_PREFIX		"GAP-"
+/* KEY-NAME: keyed rows and slowest samples; as long as GAP-. */
+#define KS_KEY_PREFIX		"KEY-"
 #define KS_TRACE_NAME_MAX	(KSTATS_NAME_MAX - (sizeof(KS_GAP_PREFIX) - 1))
 #define KS_TP_PREFIX		"__tracepoint_"
 #define KS_MAXACTIVE_MAX	4096
@@ -78,6 +82,8 @@ struct ks_trace_req {
 	char end_group[KS_GROUP_MAX];
 	char start_word[KSYM_NAME_LEN];	/* as written, for messages */
 	char end_word[KSYM_NAME_LEN];
+	struct ks_key_spec keys;	/* key, keys, slowest */
+	struct ks_filter filter;	/* pid, tgid, comm, cpu */
 	bool resolved;			/* by ks_resolve_points() */
 	char why[160];			/* the parser's reason for a refusal */
 };

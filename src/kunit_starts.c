@@ -23,31 +23,34 @@ static void ks_test_starts_semantics(struct kunit *test)
 {
 	struct ks_starts *st = ks_starts_alloc(4);
 	u64 ts = 0;
+	u32 tag = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
-	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts));
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 100, true));
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 200, true));
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 100, 7, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 200, 7, true));
 	/* Without replace the earlier start stays; with it the later wins. */
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 150, false));
-	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(1), &ts));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 150, 7, false));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
 	KUNIT_EXPECT_EQ(test, ts, 100);
-	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts));
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 250, true));
-	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(2), &ts));
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 250, 9, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(2), &ts, &tag));
 	KUNIT_EXPECT_EQ(test, ts, 250);
-	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(2), &ts));
+	/* The tag comes back with its start. */
+	KUNIT_EXPECT_EQ(test, tag, 9);
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(2), &ts, &tag));
 	/* drop forgets a start. */
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(3), 300, false));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(3), 300, 7, false));
 	ks_starts_drop(st, ks_key(3));
-	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(3), &ts));
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(3), &ts, &tag));
 	/* maxactive 4: 8 slots, so 8 starts in flight fit and a ninth does not. */
 	for (ts = 10; ts < 18; ts++)
-		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(ts), ts, true));
-	KUNIT_EXPECT_FALSE(test, ks_starts_put(st, ks_key(18), 18, true));
-	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(12), &ts));
+		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(ts), ts, 7, true));
+	KUNIT_EXPECT_FALSE(test, ks_starts_put(st, ks_key(18), 18, 7, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(12), &ts, &tag));
 	KUNIT_EXPECT_EQ(test, ts, 12);
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(18), 18, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(18), 18, 7, true));
 	KUNIT_EXPECT_EQ(test, ks_starts_bytes(st), 8 * 16 + 8);
 	ks_starts_free(st);
 }
@@ -62,20 +65,21 @@ static void ks_test_starts_churn(struct kunit *test)
 	struct ks_starts *st = ks_starts_alloc(64);
 	unsigned long i;
 	u64 ts;
+	u32 tag;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	for (i = 0; i < 10000; i++) {
-		KUNIT_ASSERT_TRUE(test, ks_starts_put(st, ks_key(i), i, true));
-		KUNIT_ASSERT_TRUE(test, ks_starts_take(st, ks_key(i), &ts));
+		KUNIT_ASSERT_TRUE(test, ks_starts_put(st, ks_key(i), i, 7, true));
+		KUNIT_ASSERT_TRUE(test, ks_starts_take(st, ks_key(i), &ts, &tag));
 		KUNIT_ASSERT_EQ(test, ts, i);
 	}
 	for (i = 20000; i < 20064; i++)
-		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(i), i, false));
+		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(i), i, 7, false));
 	for (i = 30000; i < 31000; i++)
-		KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(i), &ts));
+		KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(i), &ts, &tag));
 	for (i = 20000; i < 20064; i++) {
 		ts = 0;
-		KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(i), &ts));
+		KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(i), &ts, &tag));
 		KUNIT_EXPECT_EQ(test, ts, i);
 	}
 	ks_starts_free(st);
@@ -95,9 +99,10 @@ static void ks_hammer_once(void)
 {
 	const void *key = ks_key(7);
 	u64 start, end;
+	u32 tag;
 
-	ks_starts_put(ks_hammer.st, key, ktime_get_mono_fast_ns(), true);
-	if (!ks_starts_take(ks_hammer.st, key, &start))
+	ks_starts_put(ks_hammer.st, key, ktime_get_mono_fast_ns(), 7, true);
+	if (!ks_starts_take(ks_hammer.st, key, &start, &tag))
 		return;
 	end = ktime_get_mono_fast_ns();
 	if (start < ks_hammer.begin || start > end)

@@ -50,10 +50,39 @@ static const char *ks_name_problem(const char *name)
 		return "name is . or ..";
 	if (name[0] == '_')
 		return "names starting with _ are reserved for kstats";
+	if (!strncmp(name, KS_KEY_PREFIX, strlen(KS_KEY_PREFIX)))
+		return "names starting with " KS_KEY_PREFIX " are the keyed nodes of traces";
 	for (i = 0; i < len; i++)
 		if (name[i] == '/' || name[i] < 0x21 || name[i] > 0x7e)
 			return "name has '/' or a byte other than printable ASCII";
 	return NULL;
+}
+
+/**
+ * ks_create_text() - a read-only node that is not a histogram (KEY-NAME)
+ * @who: what the user called, for dmesg: "trace NAME"
+ * @name: its file name, in the metrics' namespace
+ * @fops: its file operations; @data becomes its inode's i_private
+ * @data: for @fops
+ *
+ * Remove it with debugfs_remove(), which waits for its readers.
+ *
+ * Context: process context; may sleep.
+ * Return: the node; ERR_PTR(-EEXIST) for a name in use, or debugfs' error.
+ */
+struct dentry *ks_create_text(const char *who, const char *name,
+			      const struct file_operations *fops, void *data)
+{
+	struct dentry *d;
+
+	mutex_lock(&ks_lock);
+	d = ks_find(name) ? ERR_PTR(-EEXIST) :
+			    ks_text_node_create(name, fops, data);
+	mutex_unlock(&ks_lock);
+	if (IS_ERR(d))
+		pr_err("%s: %s: cannot create debugfs node: %ld\n", who, name,
+		       PTR_ERR(d));
+	return d;
 }
 
 /**

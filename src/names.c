@@ -460,3 +460,31 @@ void ks_funcs_free(struct ks_funcs *f)
 	kfree(f->pattern);
 	memset(f, 0, sizeof(*f));
 }
+
+/**
+ * ks_symbol_range() - the extent of the function that holds @addr
+ * @addr: a kernel or module text address
+ * @lo: set to the function's start
+ * @hi: set to its end (exclusive)
+ *
+ * From kallsyms, as sprint_symbol() prints it: "name+0xOFF/0xSIZE".
+ *
+ * Context: process context.
+ * Return: false if kallsyms does not know @addr.
+ */
+bool ks_symbol_range(unsigned long addr, unsigned long *lo, unsigned long *hi)
+{
+	char buf[KSYM_SYMBOL_LEN], *mod, *plus;
+	unsigned long off, size;
+
+	sprint_symbol(buf, addr);
+	mod = strstr(buf, " [");
+	if (mod)
+		*mod = '\0';
+	plus = strrchr(buf, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &off, &size) != 2 || off > addr)
+		return false;
+	*lo = addr - off;
+	*hi = *lo + size;
+	return true;
+}

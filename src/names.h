@@ -29,5 +29,6 @@ bool ks_is_function_set(const char *spec);
 int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f);
 void ks_funcs_free(struct ks_funcs *f);
 bool ks_module_matches(struct module *mod, const char *pattern);
+bool ks_symbol_range(unsigned long addr, unsigned long *lo, unsigned long *hi);
 
 #endif /* _KSTATS_NAMES_H */

@@ -417,6 +417,24 @@ void ks_node_remove(struct kstats *ks)
 	ks->node = NULL;
 }
 
+/**
+ * ks_text_node_create() - a read-only node beside the metrics (KEY-NAME)
+ * @name: its file name
+ * @fops: its file operations; @data is its inode's i_private
+ * @data: for @fops
+ *
+ * Remove it with debugfs_remove(), which waits for its readers.
+ *
+ * Context: process context; may sleep.
+ * Return: the node, or an ERR_PTR (-EEXIST for a name in use).
+ */
+struct dentry *ks_text_node_create(const char *name,
+				   const struct file_operations *fops,
+				   void *data)
+{
+	return debugfs_create_file(name, 0444, ks_root, data, fops);
+}
+
 int ks_output_init(void)
 {
 	ks_root = debugfs_create_dir("kstats", NULL);

@@ -16,6 +16,9 @@ int ks_control_create(void);
 void ks_output_exit(void);
 int ks_node_create(struct kstats *ks);
 void ks_node_remove(struct kstats *ks);
+struct dentry *ks_text_node_create(const char *name,
+				   const struct file_operations *fops,
+				   void *data);
 void ks_show_slot(struct seq_file *m, const struct ks_snapshot *snap, u32 slot);
 void ks_show_summary(struct seq_file *m, const char *name, bool active,
 		     const struct ks_snapshot *snap);

@@ -35,6 +35,7 @@
 struct ks_start {
 	unsigned long key;
 	u64 ts;
+	u32 tag;	/* the caller's, carried from put to take */
 };
 
 struct ks_starts {
@@ -58,7 +59,8 @@ static __always_inline struct ks_start *ks_at(struct ks_starts *st, u32 home,
  * ks_starts_alloc() - allocate an empty start table
  * @maxactive: sections the trace expects in flight at once, 1..4096
  *
- * The table has roundup_pow_of_two(2 * @maxactive) slots of 16 bytes.
+ * The table has roundup_pow_of_two(2 * @maxactive) slots of 24 bytes
+ * (16 on 32-bit kernels).
  *
  * Context: process context; may sleep.
  * Return: the table, or NULL when out of memory.
@@ -106,7 +108,7 @@ size_t ks_starts_bytes(const struct ks_starts *st)
  */
 void notrace ks_starts_drop(struct ks_starts *st, const void *key)
 {
-	u32 home = ks_home(st, key), n;
+	u32 home = ks_home(st, key), n, tag;
 	u64 ts;
 
 	for (n = 0; n < st->window; n++) {
@@ -117,7 +119,7 @@ void notrace ks_starts_drop(struct ks_starts *st, const void *key)
 			break;
 		/* A duplicate left by racing puts goes too. */
 		if (v == (unsigned long)key)
-			ks_starts_take(st, key, &ts);
+			ks_starts_take(st, key, &ts, &tag);
 	}
 }
 
@@ -126,6 +128,7 @@ void notrace ks_starts_drop(struct ks_starts *st, const void *key)
  * @st: the table
  * @key: the task
  * @ts: the start, in ns
+ * @tag: kept with it, for ks_starts_take() (a stack id)
  * @replace: a start already recorded for @key is replaced; if false,
  *           the earlier start is kept and @ts is ignored
  *
@@ -135,7 +138,7 @@ void notrace ks_starts_drop(struct ks_starts *st, const void *key)
  * not recorded and the caller counts a miss.
  */
 bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
-			   bool replace)
+			   u32 tag, bool replace)
 {
 	u32 home = ks_home(st, key), n;
 
@@ -152,6 +155,7 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
 		if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
 			continue;
 		WRITE_ONCE(s->ts, ts);
+		WRITE_ONCE(s->tag, tag);
 		/* Pairs with the cmpxchg in ks_starts_take(): ts first. */
 		smp_store_release(&s->key, (unsigned long)key);
 		return true;
@@ -164,12 +168,14 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
  * @st: the table
  * @key: the task
  * @ts: set to the start, in ns, on success
+ * @tag: set to the start's tag, on success
  *
  * Context: any, NMI included. Lock-free; looks at most at
  * KS_STARTS_WINDOW slots.
  * Return: true if a start was found and removed.
  */
-bool notrace ks_starts_take(struct ks_starts *st, const void *key, u64 *ts)
+bool notrace ks_starts_take(struct ks_starts *st, const void *key, u64 *ts,
+			    u32 *tag)
 {
 	u32 home = ks_home(st, key), n;
 
@@ -185,6 +191,7 @@ bool notrace ks_starts_take(struct ks_starts *st, const void *key, u64 *ts)
 		if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
 			continue;
 		*ts = READ_ONCE(s->ts);
+		*tag = READ_ONCE(s->tag);
 		/* The slot may be reused only after ts is read. */
 		smp_store_release(&s->key, KS_KEY_TOMB);
 		return true;

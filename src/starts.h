@@ -17,8 +17,9 @@ struct ks_starts;
 struct ks_starts *ks_starts_alloc(unsigned int maxactive);
 void ks_starts_free(struct ks_starts *st);
 size_t ks_starts_bytes(const struct ks_starts *st);
-bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts, bool replace);
-bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts);
+bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts, u32 tag,
+		   bool replace);
+bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts, u32 *tag);
 void ks_starts_drop(struct ks_starts *st, const void *key);
 
 #endif /* _KSTATS_STARTS_H */

@@ -9,7 +9,13 @@
  *	sleep US N		N calls of kst_target_sleep(): usleep_range(US)
  *	migrate US N		N calls of kst_target_migrate(), which moves
  *				the task to another CPU, then spins US
+ *	path P US N		N calls of kst_target_delay(US) from
+ *				kst_path_P(), P in 1..5: five call paths
+ *	oncpu C US N		the same as delay, on CPU C
  *	section US N		kst_section_begin(); spin US; kst_section_end()
+ *	pair SE US N		the same, kst_section_begin() called from
+ *				kst_begin_site_S() and kst_section_end() from
+ *				kst_end_site_E(), S and E in 1..2 (SE: 12)
  *	section_sleep US N	the same with usleep_range(US) in between
  *	end_only N		N calls of kst_section_end() alone
  *	gap US N		N calls of kst_target_delay(0) on one CPU,
@@ -130,6 +136,39 @@ noinline void kst_target_null(void)
 	barrier();
 }
 
+/*
+ * Call paths for the keyed traces: each is its own frame above the
+ * callee (noinline, and the barrier after the call forbids a tail call).
+ */
+#define KST_PATH(n)							\
+noinline void kst_path_##n(unsigned int us)				\
+{									\
+	kst_target_delay(us);						\
+	barrier();							\
+}
+
+KST_PATH(1)
+KST_PATH(2)
+KST_PATH(3)
+KST_PATH(4)
+KST_PATH(5)
+
+static void (*const kst_paths[])(unsigned int) = {
+	kst_path_1, kst_path_2, kst_path_3, kst_path_4, kst_path_5,
+};
+
+#define KST_SITE(what, n, fn)						\
+noinline void kst_##what##_site_##n(void)				\
+{									\
+	fn();								\
+	barrier();							\
+}
+
+KST_SITE(begin, 1, kst_section_begin)
+KST_SITE(begin, 2, kst_section_begin)
+KST_SITE(end, 1, kst_section_end)
+KST_SITE(end, 2, kst_section_end)
+
 static int kst_run(char *line)
 {
 	unsigned int a = 0, b = 0, c = 0, i;
@@ -174,6 +213,39 @@ static int kst_run(char *line)
 			kst_note(t0);
 		}
 		set_cpus_allowed_ptr(current, cpu_possible_mask);
+	} else if (!strcmp(cmd, "path") && n == 4 && a >= 1 && a <= 5) {
+		for (i = 0; i < c; i++) {
+			t0 = kst_now();
+			kst_paths[a - 1](b);
+			kst_note(t0);
+		}
+	} else if (!strcmp(cmd, "oncpu") && n == 4 && a < nr_cpu_ids &&
+		   cpu_online(a)) {
+		set_cpus_allowed_ptr(current, cpumask_of(a));
+		for (i = 0; i < c; i++) {
+			t0 = kst_now();
+			kst_target_delay(b);
+			kst_note(t0);
+		}
+		set_cpus_allowed_ptr(current, cpu_possible_mask);
+	} else if (!strcmp(cmd, "pair") && n == 4) {
+		unsigned int s = a / 10, e = a % 10;
+
+		if (s < 1 || s > 2 || e < 1 || e > 2)
+			return -EINVAL;
+		for (i = 0; i < c; i++) {
+			t0 = kst_now();
+			if (s == 1)
+				kst_begin_site_1();
+			else
+				kst_begin_site_2();
+			kst_spin(b);
+			if (e == 1)
+				kst_end_site_1();
+			else
+				kst_end_site_2();
+			kst_note(t0);
+		}
 	} else if (!strcmp(cmd, "section") && n == 3) {
 		for (i = 0; i < b; i++) {
 			t0 = kst_now();

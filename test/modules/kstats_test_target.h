@@ -7,6 +7,15 @@
 #define _KSTATS_TEST_TARGET_H
 
 void kst_target_delay(unsigned int us);
+void kst_path_1(unsigned int us);
+void kst_path_2(unsigned int us);
+void kst_path_3(unsigned int us);
+void kst_path_4(unsigned int us);
+void kst_path_5(unsigned int us);
+void kst_begin_site_1(void);
+void kst_begin_site_2(void);
+void kst_end_site_1(void);
+void kst_end_site_2(void);
 void kst_target_recurse(unsigned int depth, unsigned int us);
 void kst_target_sleep(unsigned int us);
 void kst_target_migrate(unsigned int us);

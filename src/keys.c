@@ -1,0 +1,781 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Keyed rows and slowest samples of a trace, and their node KEY-NAME.
+ *
+ * Rows and stacks live in sets of fixed-size keys, interned without
+ * locks: open addressing over an index twice the size of the set, whose
+ * tags (hash | state) point into an array of entries claimed in order.
+ * Entries are never removed while the trace lives, so a lookup stops at
+ * the first empty tag, and the index stays at most half full. This is
+ * the design of the BPF stack map (kernel/bpf/stackmap.c: a hash of the
+ * frames, the frames compared on a hash match), without its buckets'
+ * reuse, so a handler never waits and never frees.
+ *
+ * Stacks come from the kernel's stack-trace API (stack_trace_save()),
+ * which works in probe handlers and NMI. The frames of kstats and of the
+ * probe that called it are dropped, so a stack starts at the probed
+ * function or at the function that hit the tracepoint, as bpftrace's
+ * kstack does.
+ */
+#include <linux/atomic.h>
+#include <linux/jhash.h>
+#include <linux/kprobes.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/stacktrace.h>
+
+#include "keys.h"
+
+/* Frames captured: kstats' own, the probe's, and a full-depth stack. */
+#define KS_STACK_SCAN		(KS_DEPTH_MAX + 32)
+/* Context levels (task, softirq, hardirq, NMI), each with its scratch. */
+#define KS_LEVELS		4
+/* How deep kstats' and the probe's own frames may go. */
+#define KS_OWN_FRAMES		16
+
+#define KS_TAG_EMPTY		0
+#define KS_TAG_NOROOM		1	/* claimed when the set was full */
+#define KS_TAG_BUSY		2	/* | hash: its key is being written */
+#define KS_TAG_READY		3	/* | hash */
+#define KS_TAG_STATE		3u
+
+struct ks_set {
+	u32 mask;		/* index slots - 1 */
+	u32 cap;		/* entries */
+	u32 key_size;
+	atomic_t used;		/* entries claimed; may pass cap by a few */
+	u32 *tag;		/* per index slot */
+	u32 *entry;		/* per index slot: its entry */
+	u8 *keys;		/* cap entries of key_size bytes */
+	u8 *ready;		/* per entry: its key is written */
+};
+
+/* A stack as a set key: zero-padded, so equal stacks are equal bytes. */
+struct ks_stack {
+	u32 nr;
+	unsigned long frame[];
+};
+
+struct ks_row_key {
+	u32 stack[2];		/* kstack, end-kstack: stack ids */
+	pid_t pid;
+	pid_t tgid;
+	u32 cpu;
+	char comm[TASK_COMM_LEN];
+};
+
+/* count, sum, min, max and one bucket per power of two, in ns. */
+struct ks_stats {
+	atomic64_t count;
+	atomic64_t sum;
+	atomic64_t min;
+	atomic64_t max;
+	atomic64_t pow2[65];	/* [fls64(v)]: v in [2^(b-1), 2^b) */
+};
+
+struct ks_slow {
+	u64 value;
+	u64 time;		/* CLOCK_MONOTONIC ns at the sample's end */
+	pid_t pid;
+	u32 cpu;
+	u32 stack[2];
+	char comm[TASK_COMM_LEN];
+};
+
+struct ks_keys {
+	struct ks_key_spec spec;
+	struct ks_set rows;		/* of struct ks_row_key */
+	struct ks_stats *stats;		/* per row */
+	struct ks_stats other;		/* samples whose key did not fit */
+	struct ks_set stacks;		/* of struct ks_stack */
+	unsigned long __percpu *scratch;	/* KS_LEVELS stacks per CPU */
+	atomic_t slow_lock;		/* a trylock: handlers never wait */
+	u64 slow_floor;			/* below it, not among the slowest */
+	atomic_long_t slow_skipped;	/* candidates met a busy slow_lock */
+	u32 slow_n;
+	struct ks_slow slow[];
+};
+
+/* ----------------------------------------------------------------- sets */
+
+static int ks_set_init(struct ks_set *s, u32 cap, u32 key_size)
+{
+	u32 slots = roundup_pow_of_two(2 * cap);
+
+	s->mask = slots - 1;
+	s->cap = cap;
+	s->key_size = key_size;
+	atomic_set(&s->used, 0);
+	s->tag = kvcalloc(slots, sizeof(*s->tag), GFP_KERNEL);
+	s->entry = kvcalloc(slots, sizeof(*s->entry), GFP_KERNEL);
+	s->keys = kvcalloc(cap, key_size, GFP_KERNEL);
+	s->ready = kvcalloc(cap, 1, GFP_KERNEL);
+	return s->tag && s->entry && s->keys && s->ready ? 0 : -ENOMEM;
+}
+
+static void ks_set_free(struct ks_set *s)
+{
+	kvfree(s->tag);
+	kvfree(s->entry);
+	kvfree(s->keys);
+	kvfree(s->ready);
+}
+
+static size_t ks_set_bytes(const struct ks_set *s)
+{
+	return (s->mask + 1) * (sizeof(*s->tag) + sizeof(*s->entry)) +
+	       (size_t)s->cap * (s->key_size + 1);
+}
+
+static u32 ks_set_size(const struct ks_set *s)
+{
+	return min_t(u32, atomic_read(&s->used), s->cap);
+}
+
+static void *ks_set_key(const struct ks_set *s, u32 e)
+{
+	return s->keys + (size_t)e * s->key_size;
+}
+
+/*
+ * The entry holding @key, added if new. -1 if the set is full, or if a
+ * key of the same hash is being added on another CPU or in the context
+ * this one interrupted: the caller counts the sample in "other".
+ *
+ * Context: any, NMI included. Lock-free: a tag moves EMPTY -> BUSY ->
+ * READY (or NOROOM) once, by cmpxchg, and only its taker writes the key.
+ */
+static int notrace ks_set_intern(struct ks_set *s, const void *key)
+{
+	u32 h = jhash(key, s->key_size, 0);
+	u32 want = (h & ~KS_TAG_STATE) ?: 4;
+	u32 n;
+
+	for (n = 0; n <= s->mask; n++) {
+		u32 slot = (h + n) & s->mask;
+		/* Pairs with the release of READY: the key is written. */
+		u32 tag = smp_load_acquire(&s->tag[slot]);
+		int e;
+
+		if (tag == KS_TAG_EMPTY) {
+			/* Full: no claim, so "other" samples leave the index be. */
+			if (atomic_read(&s->used) >= s->cap)
+				return -1;
+			if (!try_cmpxchg(&s->tag[slot], &tag, want | KS_TAG_BUSY)) {
+				n--;	/* look at this slot again */
+				continue;
+			}
+			e = atomic_inc_return(&s->used) - 1;
+			if (e >= s->cap) {
+				/* Pairs with the acquire above; no key. */
+				smp_store_release(&s->tag[slot], KS_TAG_NOROOM);
+				return -1;
+			}
+			memcpy(ks_set_key(s, e), key, s->key_size);
+			s->entry[slot] = e;
+			/* Whoever sees READY sees the key and the entry. */
+			smp_store_release(&s->tag[slot], want | KS_TAG_READY);
+			/* For readers, which walk entries, not tags. */
+			smp_store_release(&s->ready[e], 1);
+			return e;
+		}
+		if ((tag & ~KS_TAG_STATE) != want)
+			continue;
+		if ((tag & KS_TAG_STATE) != KS_TAG_READY)
+			return -1;
+		e = s->entry[slot];
+		if (!memcmp(ks_set_key(s, e), key, s->key_size))
+			return e;
+	}
+	return -1;
+}
+
+/* Whether entry @e's key has been written. */
+static bool ks_set_ready(const struct ks_set *s, u32 e)
+{
+	/* Pairs with the release in ks_set_intern(). */
+	return smp_load_acquire(&s->ready[e]);
+}
+
+/* ---------------------------------------------------------------- stats */
+
+static void ks_stats_init(struct ks_stats *st)
+{
+	atomic64_set(&st->min, U64_MAX);
+}
+
+static void notrace ks_stats_add(struct ks_stats *st, u64 v)
+{
+	s64 cur;
+
+	atomic64_inc(&st->count);
+	atomic64_add(v, &st->sum);
+	atomic64_inc(&st->pow2[fls64(v)]);
+	cur = atomic64_read(&st->min);
+	while ((u64)cur > v && !atomic64_try_cmpxchg(&st->min, &cur, v))
+		;
+	cur = atomic64_read(&st->max);
+	while ((u64)cur < v && !atomic64_try_cmpxchg(&st->max, &cur, v))
+		;
+}
+
+/*
+ * The percentile @pct of @st: the top of the power-of-two bucket that
+ * holds it, clamped to [min, max]. Never below the true value, and less
+ * than twice it.
+ */
+static u64 ks_stats_pct(const struct ks_stats *st, u64 count, u64 lo, u64 hi,
+			unsigned int pct)
+{
+	u64 rank = div64_u64(count * pct + 99, 100), seen = 0;
+	int b;
+
+	if (!count)
+		return 0;
+	for (b = 0; b < ARRAY_SIZE(st->pow2); b++) {
+		seen += atomic64_read(&st->pow2[b]);
+		if (seen >= rank)
+			break;
+	}
+	if (b >= 64)
+		return hi;
+	return clamp(b ? (1ULL << b) - 1 : 0, lo, hi);
+}
+
+static void ks_stats_show(struct seq_file *m, const char *what,
+			  const struct ks_stats *st)
+{
+	u64 count = atomic64_read(&st->count), sum = atomic64_read(&st->sum);
+	u64 lo = count ? atomic64_read(&st->min) : 0;
+	u64 hi = count ? atomic64_read(&st->max) : 0;
+
+	seq_printf(m, "%s total %llu count %llu avg %llu p50 %llu p99 %llu min %llu max %llu\n",
+		   what, sum, count, count ? div64_u64(sum, count) : 0,
+		   ks_stats_pct(st, count, lo, hi, 50),
+		   ks_stats_pct(st, count, lo, hi, 99), lo, hi);
+}
+
+/* --------------------------------------------------------------- stacks */
+
+static size_t ks_stack_size(const struct ks_keys *k)
+{
+	return sizeof(struct ks_stack) +
+	       max(k->spec.depth[0], k->spec.depth[1]) * sizeof(long);
+}
+
+/**
+ * ks_keys_stack() - capture the current kernel stack and intern it
+ * @k: the trace's keys
+ * @part: KS_KEY_KSTACK or KS_KEY_END_KSTACK, for its depth
+ * @anchor: where the probed kernel's own frames begin, or NULL
+ *
+ * Drops kstats' frames, then the probe's: up to the frame in @anchor's
+ * range, which is kept for a probed function (its entry) and dropped for
+ * a tracepoint's iterator. If that frame is not found, the stack starts
+ * below kstats' frames.
+ *
+ * Context: a kstats handler, NMI included, with preemption disabled and
+ * its context level's guard held (the scratch buffer is per level).
+ * Return: the stack's id, from 1; 0 if the stack table is full.
+ */
+u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
+			  const struct ks_anchor *anchor)
+{
+	unsigned long *buf = this_cpu_ptr(k->scratch) +
+			     interrupt_context_level() * (KS_STACK_SCAN +
+							  k->stacks.key_size / sizeof(long) + 1);
+	struct ks_stack *key = (struct ks_stack *)(buf + KS_STACK_SCAN);
+	unsigned int n = stack_trace_save(buf, KS_STACK_SCAN, 0);
+	unsigned int first = 0, i, top = min(n, KS_OWN_FRAMES);
+	int e;
+
+	for (i = 0; i < top; i++)
+		if (within_module(buf[i], THIS_MODULE))
+			first = i + 1;
+	for (i = first; anchor && i < min(n, first + KS_OWN_FRAMES); i++) {
+		if (buf[i] - anchor->lo < anchor->hi - anchor->lo) {
+			first = anchor->keep ? i : i + 1;
+			break;
+		}
+	}
+	memset(key, 0, k->stacks.key_size);
+	key->nr = min_t(u32, n - min(n, first),
+			k->spec.depth[part == KS_KEY_END_KSTACK]);
+	memcpy(key->frame, buf + first, key->nr * sizeof(long));
+	e = ks_set_intern(&k->stacks, key);
+	return e < 0 ? 0 : e + 1;
+}
+
+/* ------------------------------------------------------------- slowest */
+
+static void notrace ks_slow_offer(struct ks_keys *k, const struct ks_row_key *rk,
+				  struct task_struct *p, u64 value, u64 now)
+{
+	struct ks_slow *s;
+	u32 i, low;
+
+	if (atomic_cmpxchg_acquire(&k->slow_lock, 0, 1)) {
+		atomic_long_inc(&k->slow_skipped);
+		return;
+	}
+	if (k->slow_n < k->spec.slowest) {
+		s = &k->slow[k->slow_n++];
+	} else {
+		for (low = 0, i = 1; i < k->slow_n; i++)
+			if (k->slow[i].value < k->slow[low].value)
+				low = i;
+		s = &k->slow[low];
+		if (value <= s->value)
+			goto out;
+	}
+	s->value = value;
+	s->time = now;
+	s->pid = p->pid;
+	s->cpu = raw_smp_processor_id();
+	s->stack[0] = rk->stack[0];
+	s->stack[1] = rk->stack[1];
+	memcpy(s->comm, rk->comm, sizeof(s->comm));
+	if (k->slow_n == k->spec.slowest) {
+		u64 floor = U64_MAX;
+
+		for (i = 0; i < k->slow_n; i++)
+			floor = min(floor, k->slow[i].value);
+		WRITE_ONCE(k->slow_floor, floor);
+	}
+out:
+	atomic_set_release(&k->slow_lock, 0);
+}
+
+/* ---------------------------------------------------------------- rows */
+
+/**
+ * ks_keys_has() - whether a trace's rows are keyed by @part
+ * @k: the trace's keys, or NULL
+ * @part: a part of the key
+ *
+ * Context: any.
+ */
+bool notrace ks_keys_has(const struct ks_keys *k, enum ks_key_part part)
+{
+	return k && ks_keys_spec_has(&k->spec, part);
+}
+
+/* The task's comm, zero-padded: comm may hold stale bytes past its NUL. */
+static void notrace ks_copy_comm(char *dst, const struct task_struct *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < TASK_COMM_LEN - 1 && p->comm[i]; i++)
+		dst[i] = p->comm[i];
+}
+
+/**
+ * ks_keys_record() - add a sample to its row and offer it to the slowest
+ * @k: the trace's keys
+ * @start_stack: from ks_keys_stack() at the start, or 0
+ * @end_stack: from ks_keys_stack() at the end, or 0
+ * @p: the task the sample belongs to (for run-queue latency, the woken one)
+ * @value: the sample, in ns
+ * @now: the sample's end, CLOCK_MONOTONIC ns
+ *
+ * A sample whose row cannot be had (table full, a stack not captured, the
+ * same new key being added meanwhile) is counted in the "other" row.
+ *
+ * Context: a kstats handler, NMI included.
+ */
+void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
+			    struct task_struct *p, u64 value, u64 now)
+{
+	struct ks_row_key rk = {};
+	bool whole = true;
+	unsigned int i;
+	int e;
+
+	ks_copy_comm(rk.comm, p);
+	for (i = 0; i < k->spec.n_parts; i++) {
+		switch (k->spec.parts[i]) {
+		case KS_KEY_KSTACK:
+			rk.stack[0] = start_stack;
+			whole &= start_stack != 0;
+			break;
+		case KS_KEY_END_KSTACK:
+			rk.stack[1] = end_stack;
+			whole &= end_stack != 0;
+			break;
+		case KS_KEY_PID:
+			rk.pid = p->pid;
+			break;
+		case KS_KEY_TGID:
+			rk.tgid = p->tgid;
+			break;
+		case KS_KEY_CPU:
+			rk.cpu = raw_smp_processor_id();
+			break;
+		default:
+			break;
+		}
+	}
+	if (k->spec.slowest && value > READ_ONCE(k->slow_floor))
+		ks_slow_offer(k, &rk, p, value, now);
+	if (!k->spec.n_parts)
+		return;
+	if (!ks_keys_has(k, KS_KEY_COMM))
+		memset(rk.comm, 0, sizeof(rk.comm));
+	e = whole ? ks_set_intern(&k->rows, &rk) : -1;
+	ks_stats_add(e < 0 ? &k->other : &k->stats[e], value);
+}
+
+/**
+ * ks_keys_other() - samples of the "other" row
+ * @k: the trace's keys, or NULL
+ *
+ * Return: how many samples found no row of their own.
+ */
+unsigned long ks_keys_other(const struct ks_keys *k)
+{
+	return k ? atomic64_read(&k->other.count) : 0;
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+const char * const ks_key_part_names[KS_KEY_NR_PARTS] = {
+	[KS_KEY_KSTACK] = "kstack",
+	[KS_KEY_END_KSTACK] = "end-kstack",
+	[KS_KEY_COMM] = "comm",
+	[KS_KEY_PID] = "pid",
+	[KS_KEY_TGID] = "tgid",
+	[KS_KEY_CPU] = "cpu",
+};
+
+/**
+ * ks_key_spec_print() - the key as written on a _control line
+ * @buf: where to write, NUL-terminated
+ * @size: its size
+ * @spec: the spec
+ *
+ * "kstack:16,end-kstack:16,comm", or "-" when there is no key.
+ *
+ * Return: as scnprintf().
+ */
+int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
+{
+	int len = 0;
+	unsigned int i;
+
+	if (!spec->n_parts)
+		return scnprintf(buf, size, "-");
+	for (i = 0; i < spec->n_parts; i++) {
+		u8 part = spec->parts[i];
+
+		len += scnprintf(buf + len, size - len, "%s%s", i ? "," : "",
+				 ks_key_part_names[part]);
+		if (part <= KS_KEY_END_KSTACK)
+			len += scnprintf(buf + len, size - len, ":%u",
+					 spec->depth[part]);
+	}
+	return len;
+}
+
+/**
+ * ks_keys_alloc() - the keyed rows and slowest samples of a new trace
+ * @spec: what the trace's line asked for
+ *
+ * Everything a handler will use is allocated here: @spec->rows rows, a
+ * table of 2 * (@spec->rows + @spec->slowest) stacks, per-CPU scratch for
+ * stack capture.
+ *
+ * Context: process context; may sleep.
+ * Return: the table, or NULL when out of memory.
+ */
+struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
+{
+	struct ks_keys *k;
+	u32 rows = spec->n_parts ? spec->rows : 1;
+	u32 i;
+
+	k = kzalloc(struct_size(k, slow, spec->slowest), GFP_KERNEL);
+	if (!k)
+		return NULL;
+	k->spec = *spec;
+	ks_stats_init(&k->other);
+	k->stats = kvcalloc(rows, sizeof(*k->stats), GFP_KERNEL);
+	if (!k->stats || ks_set_init(&k->rows, rows, sizeof(struct ks_row_key)))
+		goto err;
+	for (i = 0; i < rows; i++)
+		ks_stats_init(&k->stats[i]);
+	if (ks_keys_has(k, KS_KEY_KSTACK) || ks_keys_has(k, KS_KEY_END_KSTACK)) {
+		/* Each row holds up to two stacks; each slowest sample, two more. */
+		if (ks_set_init(&k->stacks, 2 * (rows + spec->slowest),
+				ks_stack_size(k)))
+			goto err;
+		k->scratch = __alloc_percpu(KS_LEVELS * (KS_STACK_SCAN * sizeof(long) +
+					    k->stacks.key_size + sizeof(long)),
+					    sizeof(long));
+		if (!k->scratch)
+			goto err;
+	}
+	return k;
+err:
+	ks_keys_free(k);
+	return NULL;
+}
+
+/**
+ * ks_keys_free() - free a trace's keys
+ * @k: from ks_keys_alloc(), or NULL; no handler may use it any more
+ */
+void ks_keys_free(struct ks_keys *k)
+{
+	if (!k)
+		return;
+	free_percpu(k->scratch);
+	ks_set_free(&k->stacks);
+	ks_set_free(&k->rows);
+	kvfree(k->stats);
+	kfree(k);
+}
+
+/**
+ * ks_keys_bytes() - memory a trace's keys hold
+ * @k: the keys, or NULL
+ *
+ * Return: bytes, the per-CPU scratch of every possible CPU included.
+ */
+size_t ks_keys_bytes(const struct ks_keys *k)
+{
+	if (!k)
+		return 0;
+	return struct_size(k, slow, k->spec.slowest) +
+	       (size_t)k->rows.cap * sizeof(*k->stats) +
+	       ks_set_bytes(&k->rows) +
+	       (k->scratch ? ks_set_bytes(&k->stacks) +
+		num_possible_cpus() * KS_LEVELS *
+		(KS_STACK_SCAN * sizeof(long) + k->stacks.key_size +
+		 sizeof(long)) : 0);
+}
+
+/* ---------------------------------------------------------------- node */
+
+/* What one open of KEY-NAME shows: rows by total, then other, slowest. */
+struct ks_keys_view {
+	struct ks_keys *k;
+	u32 n_rows;
+	u32 n_slow;
+	struct ks_view_row {
+		u64 sum;
+		u32 e;
+	} *rows;
+	struct ks_slow slow[];
+};
+
+static int ks_view_cmp(const void *a, const void *b)
+{
+	const struct ks_view_row *x = a, *y = b;
+
+	if (x->sum != y->sum)
+		return x->sum < y->sum ? 1 : -1;
+	return x->e < y->e ? -1 : x->e > y->e;
+}
+
+static int ks_slow_cmp(const void *a, const void *b)
+{
+	const struct ks_slow *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static void ks_show_stack(struct seq_file *m, const struct ks_keys *k,
+			  enum ks_key_part part, u32 id)
+{
+	const struct ks_stack *s;
+	u32 i;
+
+	seq_printf(m, "\t%s\n", ks_key_part_names[part]);
+	if (!id) {
+		seq_puts(m, "\t\t[not captured]\n");
+		return;
+	}
+	s = ks_set_key(&k->stacks, id - 1);
+	for (i = 0; i < s->nr; i++)
+		seq_printf(m, "\t\t%pS\n", (void *)s->frame[i]);
+}
+
+static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
+			const struct ks_row_key *rk)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->spec.n_parts; i++) {
+		u8 part = k->spec.parts[i];
+
+		switch (part) {
+		case KS_KEY_KSTACK:
+		case KS_KEY_END_KSTACK:
+			ks_show_stack(m, k, part, rk->stack[part]);
+			break;
+		case KS_KEY_COMM:
+			seq_puts(m, "\tcomm ");
+			seq_escape(m, rk->comm, " \t\n\\");
+			seq_putc(m, '\n');
+			break;
+		case KS_KEY_PID:
+			seq_printf(m, "\tpid %d\n", rk->pid);
+			break;
+		case KS_KEY_TGID:
+			seq_printf(m, "\ttgid %d\n", rk->tgid);
+			break;
+		default:
+			seq_printf(m, "\tcpu %u\n", rk->cpu);
+			break;
+		}
+	}
+}
+
+static void ks_show_slow(struct seq_file *m, const struct ks_keys *k,
+			 const struct ks_slow *s)
+{
+	seq_printf(m, "slowest value %llu pid %d comm ", s->value, s->pid);
+	seq_escape(m, s->comm, " \t\n\\");
+	seq_printf(m, " cpu %u time %llu\n", s->cpu, s->time);
+	if (ks_keys_has(k, KS_KEY_KSTACK))
+		ks_show_stack(m, k, KS_KEY_KSTACK, s->stack[0]);
+	if (ks_keys_has(k, KS_KEY_END_KSTACK))
+		ks_show_stack(m, k, KS_KEY_END_KSTACK, s->stack[1]);
+}
+
+/* Items: 0 the header, then rows, other, the slowest. */
+static void *ks_view_item(struct seq_file *m, loff_t pos)
+{
+	struct ks_keys_view *v = m->private;
+
+	return pos < 2 + v->n_rows + v->n_slow ? (void *)(uintptr_t)(pos + 1) :
+						 NULL;
+}
+
+static void *ks_view_start(struct seq_file *m, loff_t *pos)
+{
+	return ks_view_item(m, *pos);
+}
+
+static void *ks_view_next(struct seq_file *m, void *p, loff_t *pos)
+{
+	return ks_view_item(m, ++*pos);
+}
+
+static void ks_view_stop(struct seq_file *m, void *p)
+{
+}
+
+static int ks_view_show(struct seq_file *m, void *p)
+{
+	struct ks_keys_view *v = m->private;
+	struct ks_keys *k = v->k;
+	u32 i = (uintptr_t)p - 1;
+	char key[96];
+
+	if (i == 0) {
+		ks_key_spec_print(key, sizeof(key), &k->spec);
+		seq_printf(m, "# key %s keys %u rows %u other %lu stacks %u slowest %u skipped %ld unit ns\n",
+			   key, k->spec.n_parts ? k->spec.rows : 0, v->n_rows,
+			   ks_keys_other(k),
+			   k->scratch ? ks_set_size(&k->stacks) : 0,
+			   k->spec.slowest,
+			   atomic_long_read(&k->slow_skipped));
+	} else if (i <= v->n_rows) {
+		u32 e = v->rows[i - 1].e;
+
+		ks_stats_show(m, "row", &k->stats[e]);
+		ks_show_key(m, k, ks_set_key(&k->rows, e));
+	} else if (i == v->n_rows + 1) {
+		if (k->spec.n_parts)
+			ks_stats_show(m, "other", &k->other);
+	} else {
+		ks_show_slow(m, k, &v->slow[i - v->n_rows - 2]);
+	}
+	return 0;
+}
+
+static const struct seq_operations ks_view_ops = {
+	.start = ks_view_start,
+	.next = ks_view_next,
+	.stop = ks_view_stop,
+	.show = ks_view_show,
+};
+
+static int ks_keys_open(struct inode *inode, struct file *file)
+{
+	struct ks_keys *k = inode->i_private;
+	struct ks_keys_view *v;
+	u32 e, n = k->spec.n_parts ? ks_set_size(&k->rows) : 0;
+	int err;
+
+	v = kvzalloc(struct_size(v, slow, k->spec.slowest), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	v->k = k;
+	v->rows = kvcalloc(max(n, 1U), sizeof(*v->rows), GFP_KERNEL);
+	if (!v->rows) {
+		kvfree(v);
+		return -ENOMEM;
+	}
+	for (e = 0; e < n; e++) {
+		if (!ks_set_ready(&k->rows, e))
+			continue;
+		v->rows[v->n_rows].sum = atomic64_read(&k->stats[e].sum);
+		v->rows[v->n_rows++].e = e;
+	}
+	sort(v->rows, v->n_rows, sizeof(*v->rows), ks_view_cmp, NULL);
+
+	/* Handlers only try this lock; no interrupt here can wait on it. */
+	preempt_disable();
+	while (atomic_cmpxchg_acquire(&k->slow_lock, 0, 1))
+		cpu_relax();
+	v->n_slow = k->slow_n;
+	memcpy(v->slow, k->slow, v->n_slow * sizeof(*v->slow));
+	atomic_set_release(&k->slow_lock, 0);
+	preempt_enable();
+	sort(v->slow, v->n_slow, sizeof(*v->slow), ks_slow_cmp, NULL);
+
+	err = seq_open(file, &ks_view_ops);
+	if (err) {
+		kvfree(v->rows);
+		kvfree(v);
+		return err;
+	}
+	((struct seq_file *)file->private_data)->private = v;
+	return 0;
+}
+
+static int ks_keys_release(struct inode *inode, struct file *file)
+{
+	struct ks_keys_view *v = ((struct seq_file *)file->private_data)->private;
+
+	kvfree(v->rows);
+	kvfree(v);
+	return seq_release(inode, file);
+}
+
+/* The node KEY-NAME; its i_private is the trace's struct ks_keys. */
+const struct file_operations ks_keys_fops = {
+	.owner = THIS_MODULE,
+	.open = ks_keys_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = ks_keys_release,
+};
+
+NOKPROBE_SYMBOL(ks_set_intern);
+NOKPROBE_SYMBOL(ks_stats_add);
+NOKPROBE_SYMBOL(ks_keys_stack);
+NOKPROBE_SYMBOL(ks_slow_offer);
+NOKPROBE_SYMBOL(ks_copy_comm);
+NOKPROBE_SYMBOL(ks_keys_has);
+NOKPROBE_SYMBOL(ks_keys_record);

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Keyed rows of a trace, as bpftrace's @[kstack] = hist() and systemtap's
+ * lockhistory[locker, unlocker]: a bounded table of rows, each keyed by
+ * kernel stack, stack pair, comm, pid, tgid or CPU; and the trace's
+ * slowest samples. Handlers fill both without locks or allocation.
+ */
+#ifndef _KSTATS_KEYS_H
+#define _KSTATS_KEYS_H
+
+#include <linux/bits.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+struct seq_file;
+
+enum ks_key_part {
+	KS_KEY_KSTACK,		/* the kernel stack where the sample starts */
+	KS_KEY_END_KSTACK,	/* the kernel stack where a section ends */
+	KS_KEY_COMM,		/* of the task the sample belongs to */
+	KS_KEY_PID,
+	KS_KEY_TGID,
+	KS_KEY_CPU,		/* where the sample ends */
+	KS_KEY_NR_PARTS,
+};
+
+#define KS_KEYS_DEFAULT		256	/* rows */
+#define KS_KEYS_MAX		4096
+#define KS_DEPTH_DEFAULT	16	/* frames of a stack */
+#define KS_DEPTH_MAX		32
+#define KS_SLOWEST_DEFAULT	8
+#define KS_SLOWEST_MAX		64
+
+/* What "key K[,K] keys N slowest N" asked for. */
+struct ks_key_spec {
+	u8 n_parts;			/* 0: no keyed rows */
+	u8 parts[KS_KEY_NR_PARTS];	/* in the order written */
+	u8 depth[2];			/* frames of kstack, end-kstack */
+	u16 rows;			/* keys N */
+	u8 slowest;			/* slowest N */
+};
+
+#define KS_FILTER_PID	BIT(0)
+#define KS_FILTER_TGID	BIT(1)
+#define KS_FILTER_COMM	BIT(2)
+#define KS_FILTER_CPU	BIT(3)
+
+/* "pid P tgid P comm C cpu N": what a trace records, ANDed. */
+struct ks_filter {
+	u8 has;			/* KS_FILTER_* given */
+	pid_t pid;
+	pid_t tgid;
+	unsigned int cpu;
+	char comm[TASK_COMM_LEN];
+};
+
+/* Whether the task filters admit @p. */
+static __always_inline bool ks_filter_task(const struct ks_filter *f,
+					   const struct task_struct *p)
+{
+	if (likely(!(f->has & ~KS_FILTER_CPU)))
+		return true;
+	if ((f->has & KS_FILTER_PID) && p->pid != f->pid)
+		return false;
+	if ((f->has & KS_FILTER_TGID) && p->tgid != f->tgid)
+		return false;
+	return !(f->has & KS_FILTER_COMM) ||
+	       !strncmp(p->comm, f->comm, TASK_COMM_LEN);
+}
+
+/* Whether the cpu filter admits this CPU. */
+static __always_inline bool ks_filter_cpu(const struct ks_filter *f)
+{
+	return !(f->has & KS_FILTER_CPU) || raw_smp_processor_id() == f->cpu;
+}
+
+/*
+ * Which frames of a captured stack are the probe's own, not the kernel's:
+ * a frame in [lo, hi) is the first kept (a probed function, @keep) or the
+ * last dropped (a tracepoint's iterator).
+ */
+struct ks_anchor {
+	unsigned long lo, hi;
+	bool keep;
+};
+
+struct ks_keys;
+
+extern const char * const ks_key_part_names[KS_KEY_NR_PARTS];
+
+/* Whether @spec keys rows by @part. */
+static inline bool ks_keys_spec_has(const struct ks_key_spec *spec,
+				    enum ks_key_part part)
+{
+	unsigned int i;
+
+	for (i = 0; i < spec->n_parts; i++)
+		if (spec->parts[i] == part)
+			return true;
+	return false;
+}
+
+struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec);
+void ks_keys_free(struct ks_keys *k);
+size_t ks_keys_bytes(const struct ks_keys *k);
+bool ks_keys_has(const struct ks_keys *k, enum ks_key_part part);
+u32 ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
+		  const struct ks_anchor *anchor);
+void ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
+		    struct task_struct *p, u64 value, u64 now);
+unsigned long ks_keys_other(const struct ks_keys *k);
+int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec);
+extern const struct file_operations ks_keys_fops;
+
+#endif /* _KSTATS_KEYS_H */
