@@ -114,6 +114,17 @@ for k in "${KERNELS[@]}"; do
 	sed "s/^/    [$k] /" "$LOGS/engine-$k.result"
 	add_counts "$LOGS/engine-$k.result"
 
+	script=$LOGS/keys-$k.sh
+	python3 test/keys_test.py gen "$script" "$(ks_kernel_series "$k")"
+	KS_TIMEOUT=600 run "$k: guest runs the keyed-trace script, clean console" \
+		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-keys-$k.console" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstask" "out/tools/kstats"
+	python3 test/keys_test.py check "$LOGS/guest-keys-$k.console" \
+		>"$LOGS/keys-$k.result" 2>&1
+	sed "s/^/    [$k] /" "$LOGS/keys-$k.result"
+	add_counts "$LOGS/keys-$k.result"
+
 	script=$LOGS/tool-$k.sh
 	python3 test/tool_test.py gen "$script"
 	run "$k: guest runs the kstats tool against live metrics, clean console" \

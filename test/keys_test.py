@@ -1,0 +1,458 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Keyed traces in a stock-kernel QEMU guest: rows keyed by kernel stack,
+stack pair and comm, the other row, filters, the slowest samples, and the
+folded stacks of `kstats flame`.
+
+  keys_test.py gen GUEST_SCRIPT SERIES   write the busybox script
+  keys_test.py check LOGFILE             assert on the console log
+
+Every count is exact where the test makes the calls; durations are
+bounded below by the known spin and above by what the caller measured
+around the same calls (kstats_test_target's "measured" line).
+"""
+import re
+import sys
+
+from basic_test import Results, parse, report
+from trace_test import ctls, listings, measured, missed_of
+
+# path P US N: (P, US, N); each path's own caller is kst_path_P.
+PATHS = [(1, 2, 5), (2, 50, 3)]
+# pair SE US N: begin from site S, end from site E.
+PAIRS = [("11", 3), ("12", 5), ("21", 7), ("22", 9)]
+# Slowest 4 of these, all made by one task: the four large ones.
+SLOW_US = [20000, 30000, 40000, 50000]
+# Run-queue latency keyed by comm: (comm, sleeps, us).
+SLEEPERS = [("kswA", 30, 2000), ("kswB", 60, 1000)]
+BAD_LINES = [
+    ("key bogus", "key 'bogus'"),
+    ("key kstack:0", "depth must be 1..32"),
+    ("key kstack:33", "depth must be 1..32"),
+    ("key comm:4", "only kstack and end-kstack take a depth"),
+    ("key comm,comm", "key comm given twice"),
+    ("key end-kstack", "give end"),
+    ("keys 5", "give key"),
+    ("key comm keys 0", "keys 0: must be 1..4096"),
+    ("key comm keys 4097", "keys 4097: must be 1..4096"),
+    ("slowest 65", "slowest 65: must be 0..64"),
+    ("pid 0", "pid 0: must be a positive number"),
+    ("tgid -3", "tgid -3: must be a positive number"),
+    ("comm abcdefghijklmnopq", "longer than the 15 bytes"),
+    ("cpu 4096", "cpu 4096: this machine's CPUs are 0..1"),
+    ("cpu 1 cpu 1", "keyword cpu given twice"),
+]
+
+
+def function_methods(series):
+    return ["kretprobe", "fprobe"] if series == "6.12" else ["kretprobe"]
+
+
+def gen(path, series):
+    out = ["""set -u
+D=/sys/kernel/debug/kstats
+C=$D/_control
+T=/sys/kernel/debug/kstats_test_target
+ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
+tgt() { echo "$1" > $T || echo "@@TGTFAIL $1"; }
+meas() { echo "@@MEAS $1 $(cat $T)"; }
+show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
+step() { echo "@@STEP $1"; }
+listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
+flame() { echo "@@FLAME-BEGIN $1 ${2:-}"; /modules/kstats flame "$@"; echo "@@FLAME-END $1 rc=$?"; }
+insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"
+insmod /modules/kstats_test_target.ko || echo "@@FAIL insmod target"
+echo "@@SHELL pid $$"
+"""]
+    for m in function_methods(series):
+        out.append('step paths-%s\nctl "trace kp start kst_target_delay method %s key kstack:4"'
+                   % (m, m))
+        for p, us, n in PATHS:
+            out.append('tgt clear\ntgt "path %d %d %d"\nmeas path%d' % (p, us, n, p))
+        out.append("""show KEY-kp
+show kp
+flame kp
+flame kp --count
+listing paths
+ctl "remove kp"
+""")
+    out.append('step pairs\nctl "trace lk start kst_section_begin end kst_section_end '
+               'key kstack:3,end-kstack:3"')
+    for se, n in PAIRS:
+        out.append('tgt "pair %s 1 %d"' % (se, n))
+    out.append("""show KEY-lk
+flame lk
+ctl "remove lk"
+step other
+ctl "trace ko start kst_target_delay key kstack:4 keys 2"
+for p in 1 2 3 4 5; do tgt "path $p 1 2"; done
+show KEY-ko
+flame ko
+listing other
+ctl "remove ko"
+step runq-comm
+ctl "trace rc start sched_wakeup end sched_switch key comm"
+""")
+    out.append(" & ".join("/modules/kstask %s sleep %d %d" % s for s in SLEEPERS)
+               + " & wait")
+    out.append("""show KEY-rc
+listing runq
+ctl "remove rc"
+step slowest
+ctl "trace ks start kst_target_delay slowest 4"
+tgt clear
+""")
+    out.append("/modules/kstask kstS write $T 'delay 10 20' %s 'delay 10 20'"
+               % " ".join("'delay %d 1'" % us for us in SLOW_US))
+    out.append("""meas slow
+show KEY-ks
+ctl "remove ks"
+step filters
+ctl "trace fpid start kst_target_delay pid $$ key comm"
+ctl "trace ftgid start kst_target_delay tgid $$ key comm"
+ctl "trace fcomm start kst_target_delay comm kstF key pid"
+tgt "delay 1 5"
+sh -c "echo 'delay 1 7' > $T"
+/modules/kstask kstF write $T 'delay 1 4' 'delay 1 2'
+show KEY-fpid
+show KEY-ftgid
+show KEY-fcomm
+listing filters
+ctl "remove fpid"
+ctl "remove ftgid"
+ctl "remove fcomm"
+ctl "trace fcpu start kst_target_delay cpu 1 key cpu"
+tgt "oncpu 1 1 6"
+tgt "oncpu 0 1 8"
+show KEY-fcpu
+listing fcpu
+ctl "remove fcpu"
+ctl "trace frq start sched_wakeup end sched_switch comm kswF key comm"
+/modules/kstask kswF sleep 20 1000
+show KEY-frq
+listing frq
+ctl "remove frq"
+step errors
+""")
+    for words, _ in BAD_LINES:
+        out.append('ctl "trace bad start kst_target_delay %s"' % words)
+    out.append("""ctl "trace KEY-x start kst_target_delay"
+echo "@@LS $(ls $D | tr '\\n' ' ')"
+step churn
+i=0
+while [ $i -lt 20 ]; do
+	ctl "trace ch start kst_target_delay key kstack:8,comm,pid,cpu keys 4 slowest 64" > /dev/null
+	tgt "path $((i % 5 + 1)) 1 3"
+	cat $D/KEY-ch > /dev/null &
+	ctl "remove ch" > /dev/null
+	wait
+	i=$((i + 1))
+done
+echo "@@LS $(ls $D | tr '\\n' ' ')"
+step done
+""")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def key_nodes(step_lines):
+    """name -> parsed KEY- nodes: [{'header', 'rows', 'other', 'slowest'}]."""
+    res, cur, name = {}, None, None
+    for l in step_lines:
+        if l.startswith("@@BEGIN KEY-"):
+            name, cur = l.split()[1][4:], []
+        elif l.startswith("@@END ") and cur is not None:
+            res.setdefault(name, []).append(parse_key_node(cur))
+            cur = None
+        elif cur is not None and not l.startswith("["):
+            cur.append(l)
+    return res
+
+
+def stats(words):
+    return {words[i]: int(words[i + 1]) for i in range(1, len(words) - 1, 2)}
+
+
+def parse_key_node(lines):
+    node = {"header": {}, "rows": [], "other": None, "slowest": []}
+    item, part = None, None
+    for l in lines:
+        if l.startswith("# key "):
+            w = l.split()
+            node["header"] = {w[i]: w[i + 1] for i in range(1, len(w) - 1, 2)}
+        elif l.startswith(("row ", "other ", "slowest ")):
+            w = l.split()
+            item = stats(w) if w[0] != "slowest" else \
+                {w[i]: w[i + 1] for i in range(1, len(w) - 1, 2)}
+            item["parts"] = {}
+            part = None
+            if w[0] == "row":
+                node["rows"].append(item)
+            elif w[0] == "other":
+                node["other"] = item
+            else:
+                node["slowest"].append(item)
+        elif l.startswith("\t\t") and item is not None and part:
+            item["parts"][part].append(l.strip())
+        elif l.startswith("\t") and item is not None:
+            w = l.strip().split(" ", 1)
+            part = w[0]
+            item["parts"][part] = [] if len(w) == 1 else w[1]
+    return node
+
+
+def flames(step_lines):
+    """(name, flag) -> folded lines printed by kstats flame, and its rc."""
+    res, cur, key = {}, None, None
+    for l in step_lines:
+        m = re.match(r"@@FLAME-BEGIN (\S+) ?(\S*)", l)
+        if m:
+            key, cur = (m.group(1), m.group(2)), []
+        elif l.startswith("@@FLAME-END ") and cur is not None:
+            res[key] = (cur, l.split("rc=")[-1])
+            cur = None
+        elif cur is not None and not l.startswith("["):
+            cur.append(l)
+    return res
+
+
+# The folded-stack grammar flamegraph.pl and speedscope read: frames
+# joined by ';', none empty, none with ';' or a newline, a space, a count.
+FOLDED = re.compile(r"^([^;\n]+(?:;[^;\n]+)*) (\d+)$")
+
+
+def check_folded(r, what, lines, rc, node, field):
+    r.check(rc == "0", "%s: kstats flame exits 0" % what, rc)
+    vals, bad = [], []
+    for l in lines:
+        m = FOLDED.match(l)
+        if not m or any(not f.strip() for f in m.group(1).split(";")):
+            bad.append(l)
+        else:
+            vals.append((m.group(1).split(";"), int(m.group(2))))
+    r.check(lines and not bad, "%s: every line is frame;...;frame value" % what, str(bad[:3]))
+    want = sum(row[field] for row in node["rows"]) + \
+        (node["other"][field] if node["other"] else 0)
+    r.check(sum(v for _, v in vals) == want,
+            "%s: the values add up to the node's %s" % (what, field),
+            "%d vs %d" % (sum(v for _, v in vals), want))
+    return vals
+
+
+def func(frame):
+    return frame.split("+")[0].split(" ")[0]
+
+
+def check(logpath):
+    r = Results()
+    log = open(logpath, errors="replace").read()
+    lines, steps = parse(log)
+    m = re.search(r"KSTATS-GUEST-START (\S+)", log)
+    series = "6.12" if m and m.group(1).startswith("6.12.") else "6.1"
+    r.check(not any("@@FAIL" in l or "@@TGTFAIL" in l for l in lines),
+            "modules load and every workload command succeeds",
+            str([l for l in lines if "FAIL" in l][:5]))
+    want = ["paths-" + m for m in function_methods(series)] + \
+        ["pairs", "other", "runq-comm", "slowest", "filters", "errors", "churn", "done"]
+    for s in want:
+        r.check(s in steps, "step %s reached" % s)
+    if "done" not in steps:
+        return r
+    shell = int(re.search(r"@@SHELL pid (\d+)", log).group(1))
+
+    # One function reached along two paths: a row per path, its own
+    # caller below the function, exact counts, durations in bounds.
+    for meth in function_methods(series):
+        st = steps["paths-" + meth]
+        r.check(all(c[1] == "0" for c in ctls(st)), "%s paths: trace accepted" % meth)
+        node = key_nodes(st).get("kp", [None])[0]
+        meas = measured(st)
+        r.check(node and node["header"].get("key") == "kstack:4" and
+                len(node["rows"]) == len(PATHS),
+                "%s paths: KEY-kp has one row per path" % meth,
+                str(node and (node["header"], len(node["rows"]))))
+        if not node:
+            continue
+        for p, us, n in PATHS:
+            rows = [row for row in node["rows"]
+                    if [func(f) for f in row["parts"].get("kstack", [])[:2]] ==
+                    ["kst_target_delay", "kst_path_%d" % p]]
+            r.check(len(rows) == 1, "%s paths: a row whose top frames are kst_target_delay, "
+                    "kst_path_%d" % (meth, p),
+                    str([row["parts"].get("kstack") for row in node["rows"]]))
+            if len(rows) != 1:
+                continue
+            row, mx = rows[0], meas.get("path%d" % p, (0, 0, 0))[2]
+            r.check(row["count"] == n, "%s path %d: count %d" % (meth, p, n), str(row))
+            r.check(row["min"] >= us * 1000 and row["p50"] >= us * 1000,
+                    "%s path %d: min and p50 >= the %d us spin" % (meth, p, us), str(row))
+            r.check(row["max"] <= mx and row["p99"] <= mx,
+                    "%s path %d: max and p99 <= the caller's measured max %d ns" % (meth, p, mx),
+                    str(row))
+            r.check(row["min"] <= row["p50"] <= row["p99"] <= row["max"],
+                    "%s path %d: min <= p50 <= p99 <= max" % (meth, p), str(row))
+            r.check(row["total"] >= n * us * 1000 and row["total"] <= n * mx,
+                    "%s path %d: total within count x [spin, measured max]" % (meth, p), str(row))
+        r.check(node["other"] and node["other"]["count"] == 0,
+                "%s paths: other row empty" % meth)
+        fl = flames(st)
+        for flag, field in (("", "total"), ("--count", "count")):
+            lines_, rc = fl.get(("kp", flag), ([], "missing"))
+            vals = check_folded(r, "%s flame %s" % (meth, flag or "(time)"), lines_, rc,
+                                node, field)
+            # Root first: the path's caller just above the leaf.
+            for p, _, n in PATHS:
+                hit = [v for f, v in vals if [func(x) for x in f[-2:]] ==
+                       ["kst_path_%d" % p, "kst_target_delay"]]
+                r.check(len(hit) == 1 and (field != "count" or hit[0] == n),
+                        "%s flame %s: kst_path_%d;kst_target_delay at the leaf end" %
+                        (meth, flag or "(time)", p), str(vals)[:300])
+
+    # A lock-like pair: kstack,end-kstack gives the four site pairs.
+    st = steps["pairs"]
+    node = key_nodes(st).get("lk", [None])[0]
+    r.check(node and len(node["rows"]) == 4, "pairs: four rows (start site x end site)",
+            str(node and len(node["rows"])))
+    for se, n in PAIRS:
+        rows = node and [row for row in node["rows"]
+                         if func(row["parts"].get("kstack", ["", ""])[1]) == "kst_begin_site_" + se[0]
+                         and func(row["parts"].get("end-kstack", ["", ""])[1]) == "kst_end_site_" + se[1]
+                         and func(row["parts"]["kstack"][0]) == "kst_section_begin"
+                         and func(row["parts"]["end-kstack"][0]) == "kst_section_end"]
+        r.check(rows and len(rows) == 1 and rows[0]["count"] == n,
+                "pairs: begin site %s, end site %s: count %d" % (se[0], se[1], n),
+                str(rows))
+    if node:
+        vals = check_folded(r, "pairs flame", *flames(st).get(("lk", ""), ([], "missing")),
+                            node=node, field="total")
+        r.check(vals and all("--" in f for f, _ in vals),
+                "pairs flame: start and end stacks split by a -- frame", str(vals)[:200])
+
+    # keys 2, five stacks: the first two get rows, the rest go to other.
+    st = steps["other"]
+    node = key_nodes(st).get("ko", [None])[0]
+    r.check(node and len(node["rows"]) == 2 and all(x["count"] == 2 for x in node["rows"]),
+            "keys 2: two rows of 2 calls", str(node and node["rows"]))
+    r.check(node and node["other"]["count"] == 6 and node["header"].get("other") == "6",
+            "keys 2: the other three paths' 6 calls are in other", str(node and node["other"]))
+    ls = listings(st).get("other", [])
+    r.check(any(l.startswith("ko ") and " other 6 " in l and " keys 2 " in l for l in ls),
+            "keys 2: the listing shows keys 2 and other 6", str(ls))
+    r.check(missed_of(ls, "ko") == 0, "keys 2: nothing missed")
+    if node:
+        check_folded(r, "other flame", *flames(st).get(("ko", ""), ([], "missing")),
+                     node=node, field="total")
+        fl = flames(st).get(("ko", ""), ([], ""))[0]
+        r.check(any(l.startswith("[other] ") for l in fl), "other flame: an [other] line", str(fl))
+
+    # Run-queue latency keyed by comm: each sleeper's row counts its own
+    # switch-ins: at least one per voluntary switch (each sleep), at
+    # most all its switches, plus its first and last.
+    st = steps["runq-comm"]
+    node = key_nodes(st).get("rc", [None])[0]
+    tasks = {l.split()[1]: l.split() for l in st if l.startswith("@@TASK ")}
+    for comm, sleeps, _ in SLEEPERS:
+        w = tasks.get(comm)
+        rows = node and [x for x in node["rows"] if x["parts"].get("comm") == comm]
+        r.check(w is not None and rows and len(rows) == 1,
+                "runq by comm: one row for %s" % comm, str(w))
+        if not (w and rows and len(rows) == 1):
+            continue
+        nv, niv = int(w[w.index("nvcsw") + 1]), int(w[w.index("nivcsw") + 1])
+        got = rows[0]["count"]
+        r.check(nv >= sleeps and nv <= got <= nv + niv + 3,
+                "runq by comm: %s has %d samples, within its switches [%d, %d + %d + 3]"
+                % (comm, got, nv, nv, niv))
+    r.check(missed_of(listings(st).get("runq", []), "rc") == 0, "runq by comm: nothing missed")
+
+    # slowest 4: the four large calls, by the task that made them.
+    st = steps["slowest"]
+    node = key_nodes(st).get("ks", [None])[0]
+    meas = measured(st).get("slow", (0, 0, 0))
+    pid = [l.split()[3] for l in st if l.startswith("@@TASK kstS ")]
+    slow = node["slowest"] if node else []
+    r.check(len(slow) == 4, "slowest 4: four samples", str(slow))
+    vals = [int(s["value"]) for s in slow]
+    r.check(vals == sorted(vals, reverse=True), "slowest: largest first", str(vals))
+    for i, us in enumerate(sorted(SLOW_US, reverse=True)):
+        r.check(i < len(vals) and vals[i] >= us * 1000,
+                "slowest #%d >= the %d us call" % (i + 1, us), str(vals))
+    r.check(vals and vals[0] <= meas[2], "slowest: none above the caller's measured max",
+            "%s vs %s" % (vals, meas))
+    r.check(pid and all(s["pid"] == pid[0] and s["comm"] == "kstS" for s in slow),
+            "slowest: pid and comm of the task that made the calls", "%s %s" % (pid, slow))
+    r.check(node and node["header"].get("key") == "-" and not node["rows"] and
+            node["other"] is None, "slowest without key: no rows, no other row",
+            str(node and node["header"]))
+
+    # Filters admit exactly their calls; a filtered call is not a miss.
+    st = steps["filters"]
+    r.check(all(c[1] == "0" for c in ctls(st)), "filters: every trace accepted", str(ctls(st)))
+    ls, kn = listings(st), key_nodes(st)
+    kpid = [l.split()[3] for l in st if l.startswith("@@TASK kstF ")]
+    for name, tag, part, who, n in (
+            ("fpid", "pid %d" % shell, "comm", "sh", 5),
+            ("ftgid", "tgid %d" % shell, "comm", "sh", 5),
+            ("fcomm", "comm kstF", "pid", kpid[0] if kpid else "?", 6)):
+        line = [l for l in ls.get("filters", []) if l.startswith(name + " ")]
+        r.check(line and line[0].endswith(" " + tag) and missed_of(line, name) == 0,
+                "filter %s: listed, nothing missed" % tag, str(line))
+        node = kn.get(name, [None])[0]
+        rows = node["rows"] if node else []
+        r.check(len(rows) == 1 and rows[0]["parts"].get(part) == who and
+                rows[0]["count"] == n and node["other"]["count"] == 0,
+                "filter %s admits exactly its %d calls (%s %s)" % (tag, n, part, who),
+                str(rows))
+    kc = kn.get("fcpu", [None])[0]
+    r.check(kc and len(kc["rows"]) == 1 and kc["rows"][0]["parts"].get("cpu") == "1" and
+            kc["rows"][0]["count"] == 6 and kc["other"]["count"] == 0,
+            "filter cpu 1: exactly the 6 calls made on CPU 1, keyed cpu 1",
+            str(kc and kc["rows"]))
+    r.check(missed_of(ls.get("fcpu", []), "fcpu") == 0, "filter cpu: nothing missed")
+    kq = kn.get("frq", [None])[0]
+    w = [l.split() for l in st if l.startswith("@@TASK kswF ")]
+    r.check(kq is not None and len(w) == 1, "filter comm on run-queue latency: node and task read")
+    if kq and w:
+        nv, niv = int(w[0][w[0].index("nvcsw") + 1]), int(w[0][w[0].index("nivcsw") + 1])
+        got = sum(x["count"] for x in kq["rows"]) + kq["other"]["count"]
+        r.check(len(kq["rows"]) == 1 and kq["rows"][0]["parts"].get("comm") == "kswF" and
+                nv <= got <= nv + niv + 3,
+                "filter comm on run-queue latency: only kswF's waits (%d in [%d, %d+%d+3])"
+                % (got, nv, nv, niv), str(kq["rows"]))
+    r.check(missed_of(ls.get("frq", []), "frq") == 0, "filter on run-queue latency: nothing missed")
+
+    # Bad lines: EINVAL, the reason in dmesg, nothing left behind.
+    st = steps["errors"]
+    res = ctls(st)
+    dmesg = [l for l in lines if "kstats: trace " in l]
+    for words, why in BAD_LINES:
+        line = "trace bad start kst_target_delay " + words
+        c = [x for x in res if x[0] == line]
+        r.check(c and c[0][1] == "1" and "Invalid argument" in c[0][2],
+                "refused with EINVAL: %s" % words, str(c))
+        r.check(any("trace bad: " in l and why in l for l in dmesg),
+                "dmesg names the fault: %s -> %s" % (words, why))
+    c = [x for x in res if x[0].startswith("trace KEY-x")]
+    r.check(c and c[0][1] == "1" and any("keyed nodes of traces" in l for l in dmesg),
+            "a trace named KEY-... is refused", str(c))
+    ls_ = [l for l in st if l.startswith("@@LS")]
+    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
+            "after the refusals only _control (and _interval) remain", str(ls_))
+
+    # Traces created, read and removed in a loop: no node left behind
+    # (and run-guest.sh fails on any kernel report).
+    ls_ = [l for l in steps["churn"] if l.startswith("@@LS")]
+    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
+            "churn: no node left behind", str(ls_))
+    return r
+
+
+def main():
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2], sys.argv[3])
+        return 0
+    return report("keys", check(sys.argv[2]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
