@@ -2,9 +2,10 @@
 # The main job: install what is needed, build kstats.ko, boot a stock Debian
 # kernel in QEMU, load kstats, trace real kernel code through _control while
 # a workload runs (vfs_read, and run-queue latency from sched_wakeup to
-# sched_switch), and show the distributions. Also loads the kstats_demo
+# sched_switch), and show the distributions, vfs_read keyed by kernel
+# stack and run-queue latency keyed by comm. Also loads the kstats_demo
 # client module: how late a 1 ms hrtimer fires. Ends with the kstats
-# tool: show of both traces, and list.
+# tool: show of both traces, list, and vfs_read as folded stacks.
 # Usage: test/demo.sh [KVER]   (default: the newest reference kernel)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,8 +28,8 @@ D=/sys/kernel/debug/kstats
 ln -s /modules/kstats /bin/kstats
 run() { echo "# $*"; eval "$@"; }
 insmod /modules/kstats.ko
-run "echo trace read start vfs_read > $D/_control"
-run "echo trace runq start sched:sched_wakeup end sched:sched_switch > $D/_control"
+run "echo trace read start vfs_read key kstack:6 > $D/_control"
+run "echo trace runq start sched:sched_wakeup end sched:sched_switch key comm > $D/_control"
 run "cat $D/_control"
 echo "== workload: dd of the busybox binary and /proc files, 4 KiB reads"
 for f in /bin/busybox /proc/cpuinfo /proc/meminfo /proc/stat /proc/interrupts; do
@@ -38,6 +39,9 @@ echo "== cat $D/read   (ns: slot, CPU, count, avg, cumulative fraction p)"
 cat $D/read
 run "grep CPUS $D/runq"
 run "grep CPUS $D/GAP-read | tail -5"
+echo "== who calls vfs_read: rows by total time, the other row, the slowest samples"
+run "head -24 $D/KEY-read"
+run "grep -A1 '^row' $D/KEY-runq | head -12"
 insmod /modules/kstats_demo.ko
 sleep 2
 run "grep CPUS $D/demo_hrtimer_late"
@@ -45,6 +49,7 @@ echo "== the same with the kstats tool (/usr/sbin/kstats when installed)"
 run "kstats show read"
 run "kstats show runq"
 run "kstats list"
+run "kstats flame read | head -5"
 kstats remove read
 kstats remove runq
 rmmod kstats_demo
