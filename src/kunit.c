@@ -365,6 +365,32 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	{ "trace t vfs_read", -EINVAL },
 	/* No tracepoint name after the prefix: a (missing) function. */
 	{ "trace t start __tracepoint_", 0, KS_METHOD_DEFAULT, "__tracepoint_", "", 3, 0 },
+	/* Keys, filters, slowest: values checked in ks_test_parse_keys(). */
+	{ "trace t key kstack:8,comm keys 16 slowest 0 pid 5 tgid 6 comm sh cpu 1",
+	  0, KS_METHOD_DEFAULT, "t", "", 3, 0 },
+	{ "trace t start a end b key kstack,end-kstack:2", 0, KS_METHOD_KPROBE,
+	  "a", "b", 3, 0 },
+	{ "trace t key", -EINVAL },
+	{ "trace t key bogus", -EINVAL },
+	{ "trace t key kstack,", -EINVAL },
+	{ "trace t key kstack:0", -EINVAL },
+	{ "trace t key kstack:33", -EINVAL },
+	{ "trace t key comm:3", -EINVAL },
+	{ "trace t key pid,pid", -EINVAL },
+	{ "trace t key end-kstack", -EINVAL },
+	{ "trace t keys 5", -EINVAL },
+	{ "trace t key comm keys 0", -EINVAL },
+	{ "trace t key comm keys 4097", -EINVAL },
+	{ "trace t slowest 65", -EINVAL },
+	{ "trace t pid 0", -EINVAL },
+	{ "trace t tgid x", -EINVAL },
+	{ "trace t comm 0123456789abcdef", -EINVAL },
+	{ "trace t cpu -1", -EINVAL },
+	{ "trace t cpu 1 cpu 2", -EINVAL },
+	{ "trace KEY-t", -EINVAL },
+	/* Too many words: "trace t", every keyword's pair, two more. */
+	{ "trace t bits 1 bits 1 bits 1 bits 1 bits 1 bits 1 "
+	  "bits 1 bits 1 bits 1 bits 1 bits 1 bits 1 y z", -EINVAL },
 	{ "trace 123456789012345678901234567890123456789012345678901234567890",
 	  -ENAMETOOLONG },
 	{ "remove 123456789012345678901234567890123456789012345678901234567890",
@@ -420,6 +446,34 @@ static void ks_test_parse(struct kunit *test)
 	strscpy(line, "trace t start ", 2 * KSYM_NAME_LEN);
 	memset(line + 14, 's', KSYM_NAME_LEN);
 	KUNIT_EXPECT_EQ(test, ks_parse_control(line, req, &why), -ENAMETOOLONG);
+}
+
+static void ks_test_parse_keys(struct kunit *test)
+{
+	struct ks_trace_req *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	char line[] = "trace t key kstack:8,comm keys 16 slowest 0 pid 5 tgid 6 comm sh cpu 1";
+	char plain[] = "trace t";
+	const char *why;
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_ASSERT_EQ(test, ks_parse_control(plain, req, &why), 0);
+	KUNIT_EXPECT_EQ(test, req->keys.n_parts, 0);
+	KUNIT_EXPECT_EQ(test, req->keys.rows, KS_KEYS_DEFAULT);
+	KUNIT_EXPECT_EQ(test, req->keys.slowest, KS_SLOWEST_DEFAULT);
+	KUNIT_EXPECT_EQ(test, req->filter.has, 0);
+	KUNIT_ASSERT_EQ(test, ks_parse_control(line, req, &why), 0);
+	KUNIT_EXPECT_EQ(test, req->keys.n_parts, 2);
+	KUNIT_EXPECT_EQ(test, req->keys.parts[0], KS_KEY_KSTACK);
+	KUNIT_EXPECT_EQ(test, req->keys.depth[KS_KEY_KSTACK], 8);
+	KUNIT_EXPECT_EQ(test, req->keys.parts[1], KS_KEY_COMM);
+	KUNIT_EXPECT_EQ(test, req->keys.rows, 16);
+	KUNIT_EXPECT_EQ(test, req->keys.slowest, 0);
+	KUNIT_EXPECT_EQ(test, req->filter.has, KS_FILTER_PID | KS_FILTER_TGID |
+			KS_FILTER_COMM | KS_FILTER_CPU);
+	KUNIT_EXPECT_EQ(test, req->filter.pid, 5);
+	KUNIT_EXPECT_EQ(test, req->filter.tgid, 6);
+	KUNIT_EXPECT_STREQ(test, req->filter.comm, "sh");
+	KUNIT_EXPECT_EQ(test, req->filter.cpu, 1);
 }
 
 static void ks_test_node_cmd(struct kunit *test)
@@ -926,6 +980,7 @@ static struct kunit_case ks_output_cases[] = {
 
 static struct kunit_case ks_control_cases[] = {
 	KUNIT_CASE(ks_test_parse),
+	KUNIT_CASE(ks_test_parse_keys),
 	{}
 };
 
