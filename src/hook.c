@@ -244,6 +244,14 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 
 /* ------------------------------------------------------------- handlers */
 
+/* A probed function's frame starts near its entry (past an ENDBR, a call to __fentry__). */
+static void notrace ks_anchor_function(struct ks_anchor *a, unsigned long addr)
+{
+	a->lo = addr - 16;
+	a->hi = addr + 32;
+	a->keep = true;
+}
+
 /*
  * A call of the function at @func begins: what its return needs goes to
  * @call. False: not timed (filtered out, or a miss already counted).
@@ -251,8 +259,7 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 				  unsigned long func)
 {
-	/* The frames of the probed function start near its entry. */
-	struct ks_anchor anchor = { func - 16, func + 32, true };
+	struct ks_anchor anchor;
 	u8 *busy;
 
 	if (!ks_filter_task(&t->req.filter, current) ||
@@ -264,6 +271,7 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 		return false;
 	}
 	call->ts = ks_now();
+	ks_anchor_function(&anchor, func);
 	call->stack = ks_stack(t, KS_KEY_KSTACK, &anchor);
 	ks_gap_begin(t, call->ts);
 	ks_leave(busy);
@@ -592,14 +600,6 @@ static int ks_attach_function(struct ks_trace *t)
 	return err;
 }
 
-/* A probed function's frame starts near its entry (past an ENDBR, a call to __fentry__). */
-static void ks_anchor_function(struct ks_anchor *a, unsigned long addr)
-{
-	a->lo = addr - 16;
-	a->hi = addr + 32;
-	a->keep = true;
-}
-
 /* A tracepoint's frames: up to its iterator, when it has more than one probe. */
 static void ks_anchor_tracepoint(struct ks_anchor *a, struct tracepoint *tp)
 {
@@ -615,6 +615,9 @@ static int ks_attach_kprobes(struct ks_trace *t)
 	struct kprobe *kps[] = { &t->kp.start, &t->kp.end };
 	int err;
 
+	/* Before the probes can fire; kprobes may move them past an ENDBR. */
+	ks_anchor_function(&t->anchor[0], t->addr);
+	ks_anchor_function(&t->anchor[1], t->end_addr);
 	t->kp.start.symbol_name = t->req.start;
 	t->kp.start.pre_handler = ks_kp_start;
 	t->kp.end.symbol_name = t->req.end;
@@ -627,8 +630,6 @@ static int ks_attach_kprobes(struct ks_trace *t)
 	}
 	t->addr = (unsigned long)t->kp.start.addr;
 	t->end_addr = (unsigned long)t->kp.end.addr;
-	ks_anchor_function(&t->anchor[0], t->addr);
-	ks_anchor_function(&t->anchor[1], t->end_addr);
 	return 0;
 }
 

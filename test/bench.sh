@@ -75,6 +75,13 @@ for r in \$(seq 1 $ROUNDS); do
 		bench bench null-\$m
 		echo "remove b" > \$C
 	done
+	# Keyed rows: the default trace, then with key kstack and key comm.
+	for kk in none kstack comm; do
+		if [ \$kk = none ]; then echo "trace b start kst_target_null" > \$C
+		else echo "trace b start kst_target_null key \$kk" > \$C; fi
+		bench bench keyed-\$kk
+		echo "remove b" > \$C
+	done
 	bench bench_pair pair-untraced
 	echo "trace b start kst_section_begin end kst_section_end" > \$C
 	bench bench_pair pair-kprobe
@@ -97,7 +104,8 @@ GUEST
 		"out/$k/syscall_loop" >/dev/null
 	rm -f "$script"
 	echo "== $k ($ARCH): $N calls per loop, $ROUNDS rounds; TCG figures: ratio to base (median of rounds)"
-	echo "   base: the untraced loop; for starttable-churned, the fresh trace"
+	echo "   base: the untraced loop; for starttable-churned, the fresh trace;"
+	echo "   for keyed-kstack and keyed-comm, the same trace without a key (keyed-none)"
 	python3 - "$log" <<'PY'
 import re, statistics, sys
 t = {}
@@ -115,8 +123,8 @@ if rec:
           % ("record-cost", statistics.median(o / c for c, _, o in rec),
              statistics.median(n / c for c, n, _ in rec),
              statistics.median(ratios), " ".join("%.2f" % x for x in ratios)))
-for base in ("null", "pair", "getppid", "starttable"):
-    un = t.get(base + ("-fresh" if base == "starttable" else "-untraced"))
+for base in ("null", "pair", "getppid", "starttable", "keyed"):
+    un = t.get(base + {"starttable": "-fresh", "keyed": "-none"}.get(base, "-untraced"))
     if not un:
         continue
     for name, v in sorted(t.items()):
