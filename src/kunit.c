@@ -389,7 +389,7 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	{ "trace t cpu 1 cpu 2", -EINVAL },
 	{ "trace KEY-t", -EINVAL },
 	/* Too many words: more than "trace t" and a pair of each keyword. */
-	{ "trace t" " x x x x x x x x x x x x x x x x x x x x x x x x x", -EINVAL },
+	{ "trace t x x x x x x x x x x x x x x x x x x x x x x x x x", -EINVAL },
 	{ "trace 123456789012345678901234567890123456789012345678901234567890",
 	  -ENAMETOOLONG },
 	{ "remove 123456789012345678901234567890123456789012345678901234567890",
