@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ksnode: parse, format, merge and export kstats nodes (see ksnode.h). */
+/* ksnode: parse, format, merge and export kstats nodes, fold KEY-NAME (see ksnode.h). */
 #include "ksnode.h"
 
 #include <errno.h>
@@ -538,4 +538,528 @@ void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 		pn, n->name);
 	fprintf(f, "# TYPE %s_missed_total counter\n", pn);
 	fprintf(f, "%s_missed_total %" PRIu64 "\n", pn, n->missed);
+}
+
+/* --- KEY-NAME ---------------------------------------------------------- */
+
+const char *const ks_kpart_names[KS_KP_NR] = {
+	"kstack", "end-kstack", "comm", "pid", "tgid", "cpu"
+};
+
+static int kpart_of(const char *s, size_t len)
+{
+	int i;
+
+	for (i = 0; i < KS_KP_NR; i++)
+		if (strlen(ks_kpart_names[i]) == len &&
+		    !strncmp(s, ks_kpart_names[i], len))
+			return i;
+	return -1;
+}
+
+/* A decimal that may be negative (pid_t is printed with %d). */
+static int parse_ll(const char *s, long long *v)
+{
+	char *end;
+
+	if (!*s || (*s != '-' && (*s < '0' || *s > '9')))
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+/* Undo seq_escape()'s octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7' &&
+		    (s[1] != '0' || s[2] != '0' || s[3] != '0')) {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+/* Split @line into blank-separated words, in place; -1 past @max. */
+static int words(char *line, char **w, int max)
+{
+	int n = 0;
+	char *save, *t;
+
+	for (t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (n == max)
+			return -1;
+		w[n++] = t;
+	}
+	return n;
+}
+
+/* "# key K keys N rows N other N stacks N slowest N skipped N unit ns" */
+static int parse_key_header(char *line, struct ks_keynode *k)
+{
+	char *w[32], spec[sizeof(k->key)], *save, *part;
+	bool have_key = false, have_rows = false;
+	int n = words(line, w, 32), i;
+
+	if (n < 3 || n % 2 == 0 || strcmp(w[0], "#"))
+		return -1;
+	for (i = 1; i < n; i += 2) {
+		const char *key = w[i], *val = w[i + 1];
+		uint64_t *dst = !strcmp(key, "keys") ? &k->keys :
+				!strcmp(key, "rows") ? &k->rows :
+				!strcmp(key, "other") ? &k->other :
+				!strcmp(key, "stacks") ? &k->stacks :
+				!strcmp(key, "slowest") ? &k->slowest :
+				!strcmp(key, "skipped") ? &k->skipped : NULL;
+
+		if (dst) {
+			if (parse_u64(val, dst))
+				return -1;
+			have_rows |= dst == &k->rows;
+		} else if (!strcmp(key, "unit")) {
+			if (copy(k->unit, sizeof(k->unit), val))
+				return -1;
+		} else if (!strcmp(key, "key")) {
+			if (copy(k->key, sizeof(k->key), val))
+				return -1;
+			have_key = true;
+		}
+		/* Keys added later are skipped. */
+	}
+	if (!have_key || !have_rows || !strcmp(k->key, "-"))
+		return have_key && have_rows ? 0 : -1;
+	/* "kstack:6,comm": the parts, each once; only stacks take a depth. */
+	memcpy(spec, k->key, sizeof(spec));
+	for (part = strtok_r(spec, ",", &save); part;
+	     part = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(part, ':');
+		int p = kpart_of(part, colon ? (size_t)(colon - part) : strlen(part));
+		uint64_t depth;
+		unsigned int j;
+
+		if (p < 0 || (colon && (p > KS_KP_END_KSTACK ||
+					parse_u64(colon + 1, &depth))))
+			return -1;
+		for (j = 0; j < k->n_key; j++)
+			if (k->key_part[j] == (enum ks_kpart)p)
+				return -1;
+		k->key_part[k->n_key++] = p;
+	}
+	return k->n_key ? 0 : -1;
+}
+
+/* "total T count C avg A p50 P p99 Q min M max X", after the first word. */
+static int parse_kstats(char *rest, struct ks_kstats *st)
+{
+	char *w[32];
+	unsigned int seen = 0;
+	int n = words(rest, w, 32), i;
+
+	if (n < 0 || n % 2)
+		return -1;
+	for (i = 0; i < n; i += 2) {
+		static const char *const names[] = {
+			"total", "count", "avg", "p50", "p99", "min", "max"
+		};
+		uint64_t *dst[] = {
+			&st->total, &st->count, &st->avg, &st->p50, &st->p99,
+			&st->min, &st->max
+		};
+		unsigned int j;
+
+		for (j = 0; j < 7; j++)
+			if (!strcmp(w[i], names[j])) {
+				if (parse_u64(w[i + 1], dst[j]))
+					return -1;
+				seen |= 1U << j;
+			}
+	}
+	return seen == 0x7f ? 0 : -1;
+}
+
+/* "value V pid P comm C cpu N time T", after "slowest". */
+static int parse_slow(char *rest, struct ks_kslow *s)
+{
+	char *w[32];
+	unsigned int seen = 0;
+	uint64_t cpu;
+	int n = words(rest, w, 32), i;
+
+	if (n < 0 || n % 2)
+		return -1;
+	for (i = 0; i < n; i += 2) {
+		if (!strcmp(w[i], "value")) {
+			if (parse_u64(w[i + 1], &s->value))
+				return -1;
+			seen |= 1;
+		} else if (!strcmp(w[i], "pid")) {
+			if (parse_ll(w[i + 1], &s->pid))
+				return -1;
+			seen |= 2;
+		} else if (!strcmp(w[i], "comm")) {
+			unescape(w[i + 1]);
+			s->comm = w[i + 1];
+			seen |= 4;
+		} else if (!strcmp(w[i], "cpu")) {
+			if (parse_u64(w[i + 1], &cpu) || cpu > UINT32_MAX)
+				return -1;
+			s->cpu = cpu;
+			seen |= 8;
+		} else if (!strcmp(w[i], "time")) {
+			if (parse_u64(w[i + 1], &s->time))
+				return -1;
+			seen |= 16;
+		}
+	}
+	return seen == 31 ? 0 : -1;
+}
+
+/* "\tkstack", "\tcomm sh", "\tpid 143": one part of a row's key. */
+static int parse_kpart(char *s, struct ks_kval *v, size_t n_frames)
+{
+	char *sp = strchr(s, ' ');
+	int p = kpart_of(s, sp ? (size_t)(sp - s) : strlen(s));
+	uint64_t u;
+
+	memset(v, 0, sizeof(*v));
+	if (p < 0)
+		return -1;
+	v->part = p;
+	v->frame0 = n_frames;
+	switch (v->part) {
+	case KS_KP_KSTACK:
+	case KS_KP_END_KSTACK:
+		return sp ? -1 : 0;
+	case KS_KP_COMM:
+		/* An empty comm is "comm " (or, trimmed, "comm"). */
+		v->comm = sp ? sp + 1 : "";
+		if (sp)
+			unescape(sp + 1);
+		return 0;
+	case KS_KP_CPU:
+		if (!sp || parse_u64(sp + 1, &u) || u > UINT32_MAX)
+			return -1;
+		v->num = (long long)u;
+		return 0;
+	default:
+		return !sp || parse_ll(sp + 1, &v->num) ? -1 : 0;
+	}
+}
+
+/* Does the record just ended carry the parts it must? */
+static bool parts_ok(const struct ks_keynode *k, const struct ks_krow *r,
+		     const struct ks_kslow *s)
+{
+	unsigned int i, n = 0;
+
+	if (r) {
+		if (r->n_parts != k->n_key)
+			return false;
+		for (i = 0; i < k->n_key; i++)
+			if (r->part[i].part != k->key_part[i])
+				return false;
+		return true;
+	}
+	/* A slowest sample: kstack, then end-kstack, those of the key. */
+	for (i = KS_KP_KSTACK; i <= KS_KP_END_KSTACK; i++) {
+		unsigned int j;
+
+		for (j = 0; j < k->n_key; j++)
+			if (k->key_part[j] == i)
+				break;
+		if (j == k->n_key)
+			continue;
+		if (n >= s->n_parts || s->part[n].part != i)
+			return false;
+		n++;
+	}
+	return n == s->n_parts;
+}
+
+/* Grow *@v (of *@cap elements of @size) to hold @n + 1. */
+static int grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	nv = realloc(*(void **)v, ncap * size);
+	if (!nv)
+		return -1;
+	*(void **)v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int ks_keynode_parse(const char *text, struct ks_keynode *k, char *err,
+		     size_t errlen)
+{
+	size_t cap_rows = 0, cap_slow = 0, cap_frames = 0;
+	struct ks_krow *row = NULL;	/* the record whose parts follow */
+	struct ks_kslow *slow = NULL;
+	struct ks_kval *stack = NULL;	/* the part whose frames follow */
+	enum { ROWS, OTHER, SLOWEST } at = ROWS;
+	int lineno = 0;
+	char *p, *line;
+
+	memset(k, 0, sizeof(*k));
+	k->buf = strdup(text);
+	if (!k->buf) {
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	for (p = k->buf; *p; ) {
+		char *eol = strchr(p, '\n');
+
+		line = p;
+		if (eol)
+			*eol = 0;
+		p = eol ? eol + 1 : p + strlen(p);
+		lineno++;
+		if (lineno == 1) {
+			if (strncmp(line, "# key ", 6) || parse_key_header(line, k)) {
+				seterr(err, errlen, "line 1: not a KEY- header (# key K keys N rows N ...)");
+				goto fail;
+			}
+			continue;
+		}
+		if (!strncmp(line, "\t\t", 2)) {
+			if (!stack) {
+				seterr(err, errlen, "line %d: a frame outside a stack", lineno);
+				goto fail;
+			}
+			if (grow(&k->frames, &cap_frames, k->n_frames, sizeof(*k->frames)))
+				goto nomem;
+			k->frames[k->n_frames++] = line + 2;
+			stack->n_frames++;
+			continue;
+		}
+		if (line[0] == '\t') {
+			unsigned int *np = row ? &row->n_parts : slow ? &slow->n_parts : NULL;
+			unsigned int max = row ? KS_KP_NR : 2;
+			struct ks_kval *v;
+
+			if (!np || *np == max) {
+				seterr(err, errlen, "line %d: a key part out of place", lineno);
+				goto fail;
+			}
+			v = row ? &row->part[*np] : &slow->part[*np];
+			if (parse_kpart(line + 1, v, k->n_frames)) {
+				seterr(err, errlen, "line %d: bad key part '%s'", lineno, line + 1);
+				goto fail;
+			}
+			(*np)++;
+			stack = v->part <= KS_KP_END_KSTACK ? v : NULL;
+			continue;
+		}
+		/* A new record: the one before must be whole. */
+		if ((row || slow) && !parts_ok(k, row, slow)) {
+			seterr(err, errlen, "line %d: the record before lacks parts of key %s",
+			       lineno, k->key);
+			goto fail;
+		}
+		row = NULL;
+		slow = NULL;
+		stack = NULL;
+		if (!strncmp(line, "row ", 4) && at == ROWS) {
+			if (grow(&k->row, &cap_rows, k->n_rows, sizeof(*k->row)))
+				goto nomem;
+			row = &k->row[k->n_rows++];
+			memset(row, 0, sizeof(*row));
+			if (parse_kstats(line + 4, &row->st)) {
+				seterr(err, errlen, "line %d: bad row line", lineno);
+				goto fail;
+			}
+		} else if (!strncmp(line, "other ", 6) && at == ROWS && k->n_key) {
+			at = OTHER;
+			k->has_other = true;
+			if (parse_kstats(line + 6, &k->other_st)) {
+				seterr(err, errlen, "line %d: bad other line", lineno);
+				goto fail;
+			}
+		} else if (!strncmp(line, "slowest ", 8) && (at != ROWS || !k->n_key)) {
+			at = SLOWEST;
+			if (grow(&k->slow, &cap_slow, k->n_slow, sizeof(*k->slow)))
+				goto nomem;
+			slow = &k->slow[k->n_slow++];
+			memset(slow, 0, sizeof(*slow));
+			if (parse_slow(line + 8, slow)) {
+				seterr(err, errlen, "line %d: bad slowest line", lineno);
+				goto fail;
+			}
+		} else {
+			seterr(err, errlen, "line %d: not a KEY- line here", lineno);
+			goto fail;
+		}
+	}
+	if (!lineno) {
+		seterr(err, errlen, "empty");
+		goto fail;
+	}
+	if ((row || slow) && !parts_ok(k, row, slow)) {
+		seterr(err, errlen, "line %d: the last record lacks parts of key %s",
+		       lineno, k->key);
+		goto fail;
+	}
+	/* One open lists every row: fewer is a listing cut short. */
+	if (k->n_rows != k->rows || (k->n_key && !k->has_other) ||
+	    k->n_slow > k->slowest) {
+		seterr(err, errlen, "cut short or inconsistent: %zu row lines for rows %" PRIu64 "%s, %zu slowest for slowest %" PRIu64,
+		       k->n_rows, k->rows, k->n_key && !k->has_other ? ", no other line" : "",
+		       k->n_slow, k->slowest);
+		goto fail;
+	}
+	return 0;
+nomem:
+	seterr(err, errlen, "out of memory");
+fail:
+	ks_keynode_free(k);
+	return -1;
+}
+
+void ks_keynode_free(struct ks_keynode *k)
+{
+	free(k->buf);
+	free(k->row);
+	free(k->slow);
+	free(k->frames);
+	k->buf = NULL;
+	k->row = NULL;
+	k->slow = NULL;
+	k->frames = NULL;
+	k->n_rows = k->n_slow = k->n_frames = 0;
+}
+
+/* Copy @n bytes of @src to @dst (of @len), ';' and controls as '_'. */
+static size_t clean_copy(char *dst, size_t len, const char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i + 1 < len; i++) {
+		unsigned char c = src[i];
+
+		dst[i] = c == ';' || c < 0x20 || c == 0x7f ? '_' : (char)c;
+	}
+	dst[i] = 0;
+	return i;
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* "+0x[hex]/0x[hex]" exactly, from @s to @end? */
+static bool is_offset(const char *s, const char *end)
+{
+	int part;
+
+	if (*s++ != '+')
+		return false;
+	for (part = 0; part < 2; part++) {
+		if (part && *s++ != '/')
+			return false;
+		if (end - s < 3 || s[0] != '0' || s[1] != 'x' || !is_hex(s[2]))
+			return false;
+		for (s += 2; s < end && is_hex(*s); s++)
+			;
+	}
+	return s == end;
+}
+
+void ks_fold_frame(char *buf, size_t len, const char *frame)
+{
+	/* "sym+0x9/0x40 [mod]": the symbol ends at the first blank. */
+	const char *end = frame + strcspn(frame, " ");
+	const char *plus = end;
+	size_t o;
+
+	while (plus > frame && *plus != '+')
+		plus--;
+	if (*plus != '+' || plus == frame || !is_offset(plus, end))
+		plus = end;
+	o = clean_copy(buf, len, frame, plus - frame);
+	clean_copy(buf + o, len - o, end, strlen(end));
+}
+
+static const struct ks_kval *kval_get(const struct ks_kval *v, unsigned int n,
+				      enum ks_kpart part)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].part == part)
+			return &v[i];
+	return NULL;
+}
+
+/* Put @s as the next frame of the line (@first: no ';' before it). */
+static void put_frame(FILE *f, bool *first, const char *s)
+{
+	if (!*first)
+		fputc(';', f);
+	*first = false;
+	fputs(s, f);
+}
+
+int ks_fold(FILE *f, const struct ks_keynode *k, bool count)
+{
+	char fr[2048];
+	size_t r;
+	int lines = 0;
+
+	if (!k->n_key)
+		return -1;
+	for (r = 0; r < k->n_rows; r++) {
+		const struct ks_krow *row = &k->row[r];
+		const struct ks_kval *st;
+		bool first = true;
+		unsigned int i;
+		size_t j;
+
+		/* comm, pid, tgid, cpu first, in the order of the key. */
+		for (i = 0; i < row->n_parts; i++) {
+			const struct ks_kval *v = &row->part[i];
+
+			if (v->part == KS_KP_COMM)
+				clean_copy(fr, sizeof(fr), v->comm, strlen(v->comm));
+			else if (v->part > KS_KP_COMM)
+				snprintf(fr, sizeof(fr), "%s %lld",
+					 ks_kpart_names[v->part], v->num);
+			else
+				continue;
+			put_frame(f, &first, fr);
+		}
+		/* Stacks are listed leaf first; a folded line is root first. */
+		st = kval_get(row->part, row->n_parts, KS_KP_KSTACK);
+		for (j = st ? st->n_frames : 0; j-- > 0; ) {
+			ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
+			put_frame(f, &first, fr);
+		}
+		st = kval_get(row->part, row->n_parts, KS_KP_END_KSTACK);
+		if (st) {
+			put_frame(f, &first, "--");
+			for (j = st->n_frames; j-- > 0; ) {
+				ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
+				put_frame(f, &first, fr);
+			}
+		}
+		fprintf(f, " %" PRIu64 "\n", count ? row->st.count : row->st.total);
+		lines++;
+	}
+	if (k->has_other && k->other_st.count) {
+		fprintf(f, "[other] %" PRIu64 "\n",
+			count ? k->other_st.count : k->other_st.total);
+		lines++;
+	}
+	return lines;
 }

@@ -3,7 +3,8 @@
  * ksnode: the kstats tool's library. Parses a node's text (the summary
  * lines and slot lines described in the README), formats values in a
  * unit, merges slots into rows, and writes the Prometheus text
- * exposition format. No I/O on debugfs here: the callers read the files.
+ * exposition format; parses a trace's KEY-NAME and folds its rows into
+ * flame graph input. No I/O on debugfs here: the callers read the files.
  */
 #ifndef KSNODE_H
 #define KSNODE_H
@@ -105,5 +106,85 @@ void ks_fmt_seconds(char *buf, size_t len, uint64_t ns);
  */
 void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 		   bool per_cpu);
+
+/*
+ * KEY-NAME: a trace's keyed rows, its other row and its slowest samples
+ * (the README's "KEY-NAME"). The parse keeps a copy of the text; every
+ * string below points into it.
+ */
+enum ks_kpart {
+	KS_KP_KSTACK, KS_KP_END_KSTACK, KS_KP_COMM, KS_KP_PID, KS_KP_TGID,
+	KS_KP_CPU, KS_KP_NR
+};
+
+/* A row's figures (ns, but count), as printed. */
+struct ks_kstats {
+	uint64_t total, count, avg, p50, p99, min, max;
+};
+
+/* One part of a key. */
+struct ks_kval {
+	enum ks_kpart part;
+	const char *comm;	/* KS_KP_COMM: unescaped (\040 is a space) */
+	long long num;		/* KS_KP_PID, KS_KP_TGID, KS_KP_CPU */
+	size_t frame0, n_frames; /* stacks: frames[frame0...], leaf first */
+};
+
+struct ks_krow {
+	struct ks_kstats st;
+	unsigned int n_parts;	/* as the header's key: same parts, same order */
+	struct ks_kval part[KS_KP_NR];
+};
+
+struct ks_kslow {
+	uint64_t value, time;	/* ns; time is CLOCK_MONOTONIC at the end */
+	long long pid;
+	unsigned int cpu;
+	const char *comm;	/* unescaped */
+	unsigned int n_parts;	/* kstack, then end-kstack, when in the key */
+	struct ks_kval part[2];
+};
+
+struct ks_keynode {
+	char *buf;			/* the text, cut into the strings */
+	char key[128];			/* as in the header: "kstack:6,comm" or "-" */
+	unsigned int n_key;		/* 0: the trace has no key */
+	enum ks_kpart key_part[KS_KP_NR];
+	uint64_t keys, rows, other, stacks, slowest, skipped;
+	char unit[16];
+	size_t n_rows, n_slow, n_frames;
+	struct ks_krow *row;		/* by total, largest first */
+	bool has_other;			/* the "other" line (with a key) */
+	struct ks_kstats other_st;
+	struct ks_kslow *slow;		/* largest first */
+	const char **frames;		/* as %pS prints them */
+};
+
+extern const char *const ks_kpart_names[KS_KP_NR];
+
+/*
+ * Parse KEY-NAME's whole text. Refuses anything off the format, and a
+ * listing cut short (fewer row lines than the header's rows, a row
+ * without its key's parts, no "other" line with a key). Returns 0, or -1
+ * with "line N: ..." in @err.
+ */
+int ks_keynode_parse(const char *text, struct ks_keynode *k, char *err,
+		     size_t errlen);
+void ks_keynode_free(struct ks_keynode *k);
+
+/*
+ * Folded stacks (flamegraph.pl, speedscope) of @k's rows to @f, one line
+ * per row, "frame;...;frame VALUE": the comm, pid, tgid and cpu parts in
+ * the key's order ("pid N", "tgid N", "cpu N"), kstack root first, then
+ * "--" and end-kstack root first. Frames lose their +0xOFF/0xSIZE (the
+ * " [module]" stays); ';' and control characters become '_'. VALUE is
+ * the row's total (ns), or its count when @count. Then "[other] VALUE"
+ * when the other row has samples. The values add up to the rows' and
+ * other's totals (counts). Returns the number of lines, or -1 when @k
+ * has no key (nothing is written).
+ */
+int ks_fold(FILE *f, const struct ks_keynode *k, bool count);
+/* @frame as it goes into a folded line (see ks_fold()), in @buf. */
+void ks_fold_frame(char *buf, size_t len, const char *frame);
 
 #endif

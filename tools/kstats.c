@@ -29,6 +29,7 @@
 #define DEBUGFS		"/sys/kernel/debug"
 #define DEFAULT_ROOT	DEBUGFS "/kstats"
 #define DEBUGFS_MAGIC	0x64626720
+#define KEY_PREFIX	"KEY-"
 
 static const char *root;
 static bool root_given;
@@ -168,6 +169,9 @@ static int load(const char *name, bool interval, struct ks_node *n)
 
 	if (!*name || strchr(name, '/') || name[0] == '.' || name[0] == '_')
 		return err_exit(EX_USAGE, "%s: not a metric name", name);
+	if (!strncmp(name, KEY_PREFIX, strlen(KEY_PREFIX)))
+		return err_exit(EX_USAGE, "%s: not a metric but the keyed rows of trace %s (kstats flame %s)",
+				name, name + strlen(KEY_PREFIX), name + strlen(KEY_PREFIX));
 	snprintf(path, sizeof(path), "%s/%s%s", root,
 		 interval ? "_interval/" : "", name);
 	e = read_all(path, &text);
@@ -197,7 +201,9 @@ static int metric_names(char ***names)
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
+		/* _control, _interval, and KEY-NAME (keyed rows, not a histogram). */
 		if (de->d_name[0] == '.' || de->d_name[0] == '_' ||
+		    !strncmp(de->d_name, KEY_PREFIX, strlen(KEY_PREFIX)) ||
 		    de->d_type == DT_DIR)
 			continue;
 		v = realloc(v, (n + 1) * sizeof(*v));
@@ -1062,6 +1068,73 @@ static int cmd_plot(int argc, char **argv)
 	return 0;
 }
 
+/* --- flame ------------------------------------------------------------ */
+
+static int usage_flame(FILE *f)
+{
+	fputs("usage: kstats flame NAME [--count]\n"
+	      "The rows of KEY-NAME as folded stacks for flamegraph.pl or speedscope:\n"
+	      "one line per row, frames root first, then its total (ns) or, with\n"
+	      "--count, its count. Needs a trace with a key, e.g. key kstack.\n", f);
+	return f == stdout ? 0 : EX_USAGE;
+}
+
+static int cmd_flame(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char path[4096], err[160], *text = NULL;
+	const char *name;
+	struct ks_keynode k;
+	bool count = false;
+	int opt, rc, e;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': count = true; break;
+		case 'h': return usage_flame(stdout);
+		default: return usage_flame(stderr);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_flame(stderr);
+	name = argv[optind];
+	if ((rc = check_root()))
+		return rc;
+	if (!*name || strchr(name, '/') || name[0] == '.' || name[0] == '_' ||
+	    !strncmp(name, KEY_PREFIX, strlen(KEY_PREFIX)))
+		return err_exit(EX_USAGE, "%s: not a metric name (flame takes the trace's NAME)",
+				name);
+	snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, name);
+	e = read_all(path, &text);
+	if (e == ENOENT) {
+		snprintf(path, sizeof(path), "%s/%s", root, name);
+		if (!access(path, F_OK))
+			return err_exit(EX_NOINPUT, "%s: no " KEY_PREFIX "%s: not a trace with a key (trace it with key kstack)",
+					name, name);
+	}
+	if (e)
+		return node_error("flame", name, e);
+	if (ks_keynode_parse(text, &k, err, sizeof(err))) {
+		free(text);
+		return err_exit(EX_DATAERR, "%s: %s", path, err);
+	}
+	free(text);
+	if (ks_fold(stdout, &k, count) < 0) {
+		ks_keynode_free(&k);
+		return err_exit(EX_DATAERR, "%s: the trace has no key (" KEY_PREFIX "%s says \"key -\"): "
+				"trace it again with key kstack (kstats remove %s; kstats trace %s WORDS... key kstack)",
+				name, name, name, name);
+	}
+	ks_keynode_free(&k);
+	if (fflush(stdout) || ferror(stdout))
+		return err_exit(EX_IOERR, "flame %s: standard output: %s", name, strerror(errno));
+	return 0;
+}
+
 /* --- main ------------------------------------------------------------- */
 
 static int usage(FILE *f)
@@ -1077,6 +1150,7 @@ static int usage(FILE *f)
 	      "  reset|stop|start NAME      control a metric\n"
 	      "  export --prometheus        Prometheus text exposition format\n"
 	      "  plot NAME -o FILE.svg      the distribution as an SVG (gnuplot)\n"
+	      "  flame NAME [--count]       a keyed trace's rows as folded stacks\n"
 	      "KSTATS_ROOT=DIR or --root DIR reads DIR instead of " DEFAULT_ROOT ".\n"
 	      "COMMAND --help describes each command; kstats(8) the rest.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
@@ -1092,7 +1166,7 @@ int main(int argc, char **argv)
 		{ "trace", cmd_trace }, { "remove", cmd_remove }, { "run", cmd_run },
 		{ "reset", cmd_node_word }, { "stop", cmd_node_word },
 		{ "start", cmd_node_word }, { "export", cmd_export },
-		{ "plot", cmd_plot },
+		{ "plot", cmd_plot }, { "flame", cmd_flame },
 	};
 	int i;
 

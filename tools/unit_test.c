@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ksnode.h"
 
@@ -440,6 +442,459 @@ static void test_prom_exact(void)
 	}
 }
 
+/* --- KEY-NAME (test/data/keys, see its README) ----------------------- */
+
+static void kload(const char *rel, struct ks_keynode *k)
+{
+	char err[160], *t = slurp(rel);
+
+	if (ks_keynode_parse(t, k, err, sizeof(err))) {
+		printf("FAIL parse %s: %s\n", rel, err);
+		exit(2);
+	}
+	free(t);
+}
+
+/* The sum of a folded text's VALUEs (each line's last word). */
+static uint64_t fold_sum(const char *text, int *lines)
+{
+	uint64_t sum = 0;
+	const char *l, *sp;
+
+	*lines = 0;
+	for (l = text; *l; l = strchr(l, '\n') + 1) {
+		const char *eol = strchr(l, '\n');
+
+		for (sp = eol; sp > l && sp[-1] != ' '; sp--)
+			;
+		sum += strtoull(sp, NULL, 10);
+		(*lines)++;
+	}
+	return sum;
+}
+
+static void test_key_parse(void)
+{
+	struct ks_keynode k;
+	const struct ks_krow *r;
+
+	/* KEY-1: key kstack:6, 3 rows, other empty, 4 slowest. */
+	kload("keys/KEY-1", &k);
+	EQ_STR(k.key, "kstack:6");
+	EQ_U64(k.n_key, 1);
+	CHECK(k.key_part[0] == KS_KP_KSTACK, "part 0 is kstack");
+	EQ_U64(k.keys, 256);
+	EQ_U64(k.rows, 3);
+	EQ_U64(k.other, 0);
+	EQ_U64(k.stacks, 3);
+	EQ_U64(k.slowest, 4);
+	EQ_U64(k.skipped, 0);
+	EQ_STR(k.unit, "ns");
+	EQ_U64(k.n_rows, 3);
+	r = &k.row[0];
+	EQ_U64(r->st.total, 2572270);
+	EQ_U64(r->st.count, 5);
+	EQ_U64(r->st.avg, 514454);
+	EQ_U64(r->st.p50, 32767);
+	EQ_U64(r->st.p99, 2398376);
+	EQ_U64(r->st.min, 19269);
+	EQ_U64(r->st.max, 2398376);
+	EQ_U64(r->n_parts, 1);
+	EQ_U64(r->part[0].n_frames, 6);
+	EQ_STR(k.frames[r->part[0].frame0], "kst_target_delay+0x9/0x40 [kstats_test_target]");
+	EQ_STR(k.frames[r->part[0].frame0 + 5], "ksys_write+0x6f/0xf0");
+	r = &k.row[2];
+	EQ_U64(r->st.total, 120694);
+	EQ_U64(r->st.count, 1);
+	EQ_STR(k.frames[r->part[0].frame0 + 5], "do_syscall_64+0x87/0x1b0");
+	CHECK(k.has_other, "other line");
+	EQ_U64(k.other_st.count, 0);
+	EQ_U64(k.n_slow, 4);
+	EQ_U64(k.slow[0].value, 2398376);
+	EQ_U64(k.slow[0].pid, 143);
+	EQ_STR(k.slow[0].comm, "sh");
+	EQ_U64(k.slow[0].cpu, 0);
+	EQ_U64(k.slow[0].time, 3619940753ULL);
+	EQ_U64(k.slow[0].n_parts, 1);
+	EQ_U64(k.slow[3].value, 80831);
+	EQ_STR(k.frames[k.slow[3].part[0].frame0 + 1], "kst_path_2+0xe/0x20 [kstats_test_target]");
+	/* 3 rows of 6 frames, 4 slowest of 6. */
+	EQ_U64(k.n_frames, 42);
+	ks_keynode_free(&k);
+
+	/* KEY-2: kstack:4,comm with 6 samples in other; a slowest not captured. */
+	kload("keys/KEY-2", &k);
+	EQ_U64(k.n_key, 2);
+	CHECK(k.key_part[1] == KS_KP_COMM, "part 1 is comm");
+	EQ_U64(k.n_rows, 2);
+	EQ_U64(k.row[1].n_parts, 2);
+	EQ_STR(k.row[1].part[1].comm, "sh");
+	EQ_U64(k.other, 6);
+	EQ_U64(k.other_st.count, 6);
+	EQ_U64(k.other_st.total, 242679);
+	EQ_U64(k.n_slow, 8);
+	EQ_U64(k.slow[7].value, 38140);
+	EQ_U64(k.slow[7].part[0].n_frames, 1);
+	EQ_STR(k.frames[k.slow[7].part[0].frame0], "[not captured]");
+	ks_keynode_free(&k);
+
+	/* KEY-3: kstack:3,end-kstack:3: two stacks per row and per slowest. */
+	kload("keys/KEY-3", &k);
+	EQ_U64(k.n_rows, 4);
+	EQ_U64(k.row[3].n_parts, 2);
+	CHECK(k.row[3].part[1].part == KS_KP_END_KSTACK, "end-kstack second");
+	EQ_STR(k.frames[k.row[3].part[1].frame0 + 1], "kst_end_site_1+0xe/0x20 [kstats_test_target]");
+	EQ_U64(k.n_slow, 8);
+	EQ_U64(k.slow[7].value, 17595);
+	EQ_U64(k.slow[7].n_parts, 2);
+	ks_keynode_free(&k);
+
+	/* Hand-written: every non-stack part, escapes, a key order of its own. */
+	kload("keys/KEY-parts", &k);
+	EQ_U64(k.n_key, 5);
+	CHECK(k.key_part[0] == KS_KP_CPU && k.key_part[2] == KS_KP_END_KSTACK &&
+	      k.key_part[4] == KS_KP_PID, "key order as written");
+	EQ_U64(k.row[0].part[0].num, 1);
+	EQ_STR(k.row[0].part[1].comm, "my task;x");
+	EQ_STR(k.row[1].part[1].comm, "a\\b\tc");
+	EQ_U64(k.row[0].part[3].num, 200);
+	EQ_U64(k.row[0].part[4].num, 201);
+	EQ_STR(k.slow[0].comm, "my task;x");
+	ks_keynode_free(&k);
+
+	/* No key: no rows, no other line, slowest lines without stacks. */
+	kload("keys/KEY-nokey", &k);
+	EQ_STR(k.key, "-");
+	EQ_U64(k.n_key, 0);
+	EQ_U64(k.n_rows, 0);
+	CHECK(!k.has_other, "no other line");
+	EQ_U64(k.n_slow, 2);
+	EQ_U64(k.slow[1].cpu, 1);
+	ks_keynode_free(&k);
+
+	/* Refusals: KEY-4 and KEY-5 were cut by head; and texts off the format. */
+	{
+		static const char *const bad[] = {
+			"",
+			"# name read\n",
+			"# key kstack keys 1 rows 0 other 0\n",		/* no other line */
+			"# key stack keys 1 rows 0\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			"# key comm,comm keys 1 rows 0\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			"# key comm:3 keys 1 rows 0\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			/* a row without its comm part */
+			"# key comm keys 1 rows 1\nrow total 1 count 1 avg 1 p50 1 p99 1 min 1 max 1\n"
+			"other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			/* a row whose parts are not the key's order */
+			"# key comm,pid keys 1 rows 1\nrow total 1 count 1 avg 1 p50 1 p99 1 min 1 max 1\n"
+			"\tpid 1\n\tcomm sh\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			/* a frame under comm */
+			"# key comm keys 1 rows 1\nrow total 1 count 1 avg 1 p50 1 p99 1 min 1 max 1\n"
+			"\tcomm sh\n\t\tvfs_read+0x1/0x2\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			/* a row without its count */
+			"# key pid keys 1 rows 1\nrow total 1 avg 1 p50 1 p99 1 min 1 max 1\n"
+			"\tpid 1\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			/* a row after other */
+			"# key pid keys 1 rows 1\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n"
+			"row total 1 count 1 avg 1 p50 1 p99 1 min 1 max 1\n\tpid 1\n",
+		};
+		char err[160];
+		char *t;
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			CHECK(ks_keynode_parse(bad[i], &k, err, sizeof(err)) == -1,
+			      "bad KEY- text %zu refused", i);
+		t = slurp("keys/KEY-4");
+		CHECK(ks_keynode_parse(t, &k, err, sizeof(err)) == -1, "KEY-4 (cut) refused");
+		CHECK(strstr(err, "6 row lines for rows 8") != NULL, "KEY-4: %s", err);
+		free(t);
+		t = slurp("keys/KEY-5");
+		CHECK(ks_keynode_parse(t, &k, err, sizeof(err)) == -1, "KEY-5 (cut) refused");
+		free(t);
+	}
+}
+
+static void test_fold_frame(void)
+{
+	char b[256];
+
+	ks_fold_frame(b, sizeof(b), "kst_target_delay+0x9/0x40 [kstats_test_target]");
+	EQ_STR(b, "kst_target_delay [kstats_test_target]");
+	ks_fold_frame(b, sizeof(b), "vfs_write+0xf8/0x450");
+	EQ_STR(b, "vfs_write");
+	ks_fold_frame(b, sizeof(b), "my_fn.cold+0x1a/0x2f [my_mod]");
+	EQ_STR(b, "my_fn.cold [my_mod]");
+	/* Not an offset: kept. */
+	ks_fold_frame(b, sizeof(b), "0xffffffffc0a01234");
+	EQ_STR(b, "0xffffffffc0a01234");
+	ks_fold_frame(b, sizeof(b), "[not captured]");
+	EQ_STR(b, "[not captured]");
+	ks_fold_frame(b, sizeof(b), "f+0x1");
+	EQ_STR(b, "f+0x1");
+	ks_fold_frame(b, sizeof(b), "f+0xzz/0x2");
+	EQ_STR(b, "f+0xzz/0x2");
+	/* ';' and control characters would break the line's grammar. */
+	ks_fold_frame(b, sizeof(b), "a;b+0x1/0x2 [m;n]");
+	EQ_STR(b, "a_b [m_n]");
+	ks_fold_frame(b, sizeof(b), "x\ny\tz");
+	EQ_STR(b, "x_y_z");
+}
+
+/* Folded lines derived by hand from the fixtures (reversed, offsets cut). */
+static void test_fold(void)
+{
+	static const char key1[] =
+		"ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
+		"kst_path_1 [kstats_test_target];kst_target_delay [kstats_test_target] 2572270\n"
+		"ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
+		"kst_path_2 [kstats_test_target];kst_target_delay [kstats_test_target] 212011\n"
+		"do_syscall_64;ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
+		"kst_target_delay [kstats_test_target] 120694\n";
+#define M " [kstats_test_target]"
+#define PAIR(b, e) "kst_write" M ";kst_begin_site_" #b M ";kst_section_begin" M \
+	";--;kst_write" M ";kst_end_site_" #e M ";kst_section_end" M
+	static const char key3_count[] =
+		PAIR(1, 1) " 1\n" PAIR(1, 2) " 2\n" PAIR(2, 2) " 4\n" PAIR(2, 1) " 3\n";
+	static const char key2[] =
+		"sh;full_proxy_write;kst_write" M ";kst_path_1" M ";kst_target_delay" M " 549897\n"
+		"sh;full_proxy_write;kst_write" M ";kst_path_2" M ";kst_target_delay" M " 93118\n"
+		"[other] 242679\n";
+#undef PAIR
+#undef M
+	static const char parts[] =
+		"cpu 1;my task_x;tgid 200;pid 201;--;0xffffffffc0a01234;__schedule 3000\n"
+		"cpu 0;a\\b_c;tgid 1;pid 1;--;my_fn.cold [my_mod];__schedule 500\n"
+		"[other] 70\n";
+	static const char parts_count[] =
+		"cpu 1;my task_x;tgid 200;pid 201;--;0xffffffffc0a01234;__schedule 2\n"
+		"cpu 0;a\\b_c;tgid 1;pid 1;--;my_fn.cold [my_mod];__schedule 1\n"
+		"[other] 1\n";
+	struct ks_keynode k;
+	char *out;
+	int lines, n;
+
+	kload("keys/KEY-1", &k);
+	out = NULL;
+	CAPTURE(out, n = ks_fold(f, &k, false));
+	EQ_U64(n, 3);
+	EQ_STR(out, key1);
+	/* 2572270 + 212011 + 120694 */
+	EQ_U64(fold_sum(out, &lines), 2904975);
+	EQ_U64(lines, 3);
+	free(out);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, true));
+	EQ_U64(fold_sum(out, &lines), 5 + 3 + 1);
+	free(out);
+	ks_keynode_free(&k);
+
+	kload("keys/KEY-2", &k);
+	out = NULL;
+	CAPTURE(out, n = ks_fold(f, &k, false));
+	EQ_U64(n, 3);
+	EQ_STR(out, key2);
+	EQ_U64(fold_sum(out, &lines), 549897 + 93118 + 242679);
+	free(out);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, true));
+	EQ_U64(fold_sum(out, &lines), 2 + 2 + 6);
+	free(out);
+	ks_keynode_free(&k);
+
+	kload("keys/KEY-3", &k);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, false));
+	/* 731287 + 282351 + 70019 + 65523 */
+	EQ_U64(fold_sum(out, &lines), 1149180);
+	EQ_U64(lines, 4);
+	free(out);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, true));
+	EQ_STR(out, key3_count);
+	EQ_U64(fold_sum(out, &lines), 1 + 2 + 4 + 3);
+	free(out);
+	ks_keynode_free(&k);
+
+	kload("keys/KEY-parts", &k);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, false));
+	EQ_STR(out, parts);
+	EQ_U64(fold_sum(out, &lines), 3000 + 500 + 70);
+	free(out);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, true));
+	EQ_STR(out, parts_count);
+	free(out);
+	ks_keynode_free(&k);
+
+	/* No key: refused, nothing written. */
+	kload("keys/KEY-nokey", &k);
+	out = NULL;
+	CAPTURE(out, n = ks_fold(f, &k, false));
+	EQ_U64(n, -1);
+	EQ_STR(out, "");
+	free(out);
+	ks_keynode_free(&k);
+}
+
+/*
+ * The kstats binary beside unit_test, on a --root of symlinks to the
+ * captured nodes: listings skip KEY-NAME; flame's output and exit codes.
+ */
+static char kstats_bin[4096], keyroot[64];
+
+/* Run kstats with @args; its stdout+stderr in *@out; its exit status. */
+static int run_kstats(const char *args, char **out)
+{
+	char cmd[8192];
+	size_t len = 0, cap = 4096;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --root '%s' %s 2>&1", kstats_bin, keyroot, args);
+	*out = calloc(1, cap);
+	p = popen(cmd, "r");
+	if (!p || !*out)
+		exit(2);
+	for (;;) {
+		size_t r = fread(*out + len, 1, cap - 1 - len, p);
+
+		len += r;
+		(*out)[len] = 0;
+		if (!r)
+			break;
+		if (len + 1 == cap) {
+			*out = realloc(*out, cap *= 2);
+			if (!*out)
+				exit(2);
+		}
+	}
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void link_node(const char *target_rel, const char *name)
+{
+	char t[4096], l[4096], *abs;
+
+	snprintf(t, sizeof(t), "%s/%s", datadir, target_rel);
+	abs = realpath(t, NULL);
+	snprintf(l, sizeof(l), "%s/%s", keyroot, name);
+	if (!abs || symlink(abs, l)) {
+		perror(l);
+		exit(2);
+	}
+	free(abs);
+}
+
+static void test_cli(void)
+{
+	static const char *const names[] = {
+		"read", "GAP-read", "KEY-read", "KEY-nokey", "nokey", "_control"
+	};
+	char *out, *self = realpath("/proc/self/exe", NULL), *slash;
+	size_t i;
+	int rc;
+
+	if (!self || !(slash = strrchr(self, '/')))
+		exit(2);
+	*slash = 0;
+	snprintf(kstats_bin, sizeof(kstats_bin), "%s/kstats", self);
+	free(self);
+	if (access(kstats_bin, X_OK)) {
+		CHECK(0, "%s: not built (make -C tools kstats)", kstats_bin);
+		return;
+	}
+	snprintf(keyroot, sizeof(keyroot), "/tmp/kstats-unit.XXXXXX");
+	if (!mkdtemp(keyroot))
+		exit(2);
+	link_node("6.12/kstats/read", "read");
+	link_node("6.12/kstats/GAP-read", "GAP-read");
+	link_node("6.12/kstats/_control", "_control");
+	link_node("keys/KEY-1", "KEY-read");
+	link_node("6.12/kstats/idle", "nokey");
+	link_node("keys/KEY-nokey", "KEY-nokey");
+
+	/* list: the header, GAP-read, idle (in file nokey), read; no KEY- line. */
+	rc = run_kstats("list", &out);
+	EQ_U64(rc, 0);
+	CHECK(!strstr(out, "KEY-"), "list shows no KEY- node:\n%s", out);
+	CHECK(strstr(out, "\nGAP-read ") && strstr(out, "\nidle ") && strstr(out, "\nread "),
+	      "list shows the metrics:\n%s", out);
+	{
+		const char *c;
+		int nl = 0;
+
+		for (c = out; *c; c++)
+			nl += *c == '\n';
+		EQ_U64(nl, 4);
+	}
+	free(out);
+	rc = run_kstats("list --json", &out);
+	EQ_U64(rc, 0);
+	CHECK(!strstr(out, "KEY-"), "list --json shows no KEY- node");
+	free(out);
+	rc = run_kstats("export --prometheus", &out);
+	EQ_U64(rc, 0);
+	CHECK(!strstr(out, "KEY"), "export has no KEY- metric");
+	CHECK(strstr(out, "\nkstats_read_seconds_count 983\n") != NULL, "export has read");
+	free(out);
+	/* show KEY-read: not a metric (64), and says where to look. */
+	rc = run_kstats("show KEY-read", &out);
+	EQ_U64(rc, 64);
+	CHECK(strstr(out, "kstats flame read") != NULL, "show KEY-read: %s", out);
+	free(out);
+
+	/* flame: KEY-read is KEY-1, derived above; --count before or after NAME. */
+	rc = run_kstats("flame --count read", &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
+	       "kst_path_1 [kstats_test_target];kst_target_delay [kstats_test_target] 5\n"
+	       "ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
+	       "kst_path_2 [kstats_test_target];kst_target_delay [kstats_test_target] 3\n"
+	       "do_syscall_64;ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
+	       "kst_target_delay [kstats_test_target] 1\n");
+	free(out);
+	rc = run_kstats("flame read", &out);
+	EQ_U64(rc, 0);
+	{
+		int lines;
+
+		EQ_U64(fold_sum(out, &lines), 2904975);
+		EQ_U64(lines, 3);
+	}
+	free(out);
+	/* No key: 65 and the word to add. */
+	rc = run_kstats("flame nokey", &out);
+	EQ_U64(rc, 65);
+	CHECK(strstr(out, "key kstack") != NULL, "flame nokey: %s", out);
+	free(out);
+	/* A metric without KEY-NAME, and no metric at all: 66. */
+	rc = run_kstats("flame GAP-read", &out);
+	EQ_U64(rc, 66);
+	CHECK(strstr(out, "no KEY-GAP-read") != NULL, "flame GAP-read: %s", out);
+	free(out);
+	rc = run_kstats("flame nosuch", &out);
+	EQ_U64(rc, 66);
+	CHECK(strstr(out, "no metric nosuch") != NULL, "flame nosuch: %s", out);
+	free(out);
+	rc = run_kstats("flame", &out);
+	EQ_U64(rc, 64);
+	free(out);
+	rc = run_kstats("flame KEY-read", &out);
+	EQ_U64(rc, 64);
+	free(out);
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char l[4096];
+
+		snprintf(l, sizeof(l), "%s/%s", keyroot, names[i]);
+		unlink(l);
+	}
+	rmdir(keyroot);
+}
+
 int main(int argc, char **argv)
 {
 	datadir = argc > 1 ? argv[1] : "test/data";
@@ -452,6 +907,10 @@ int main(int argc, char **argv)
 	test_hist_text();
 	test_prom();
 	test_prom_exact();
+	test_key_parse();
+	test_fold_frame();
+	test_fold();
+	test_cli();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
