@@ -312,10 +312,20 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 	return e < 0 ? 0 : e + 1;
 }
 
+/* The task's comm, zero-padded: comm may hold stale bytes past its NUL. */
+static void notrace ks_copy_comm(char *dst, const struct task_struct *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < TASK_COMM_LEN - 1 && p->comm[i]; i++)
+		dst[i] = p->comm[i];
+}
+
 /* ------------------------------------------------------------- slowest */
 
-static void notrace ks_slow_offer(struct ks_keys *k, const struct ks_row_key *rk,
-				  struct task_struct *p, u64 value, u64 now)
+static void notrace ks_slow_offer(struct ks_keys *k, u32 start_stack,
+				  u32 end_stack, struct task_struct *p,
+				  u64 value, u64 now)
 {
 	struct ks_slow *s;
 	u32 i, low;
@@ -338,9 +348,10 @@ static void notrace ks_slow_offer(struct ks_keys *k, const struct ks_row_key *rk
 	s->time = now;
 	s->pid = p->pid;
 	s->cpu = raw_smp_processor_id();
-	s->stack[0] = rk->stack[0];
-	s->stack[1] = rk->stack[1];
-	memcpy(s->comm, rk->comm, sizeof(s->comm));
+	s->stack[0] = start_stack;
+	s->stack[1] = end_stack;
+	memset(s->comm, 0, sizeof(s->comm));
+	ks_copy_comm(s->comm, p);
 	if (k->slow_n == k->spec.slowest) {
 		u64 floor = U64_MAX;
 
@@ -366,15 +377,6 @@ bool notrace ks_keys_has(const struct ks_keys *k, enum ks_key_part part)
 	return k && ks_keys_spec_has(&k->spec, part);
 }
 
-/* The task's comm, zero-padded: comm may hold stale bytes past its NUL. */
-static void notrace ks_copy_comm(char *dst, const struct task_struct *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < TASK_COMM_LEN - 1 && p->comm[i]; i++)
-		dst[i] = p->comm[i];
-}
-
 /**
  * ks_keys_record() - add a sample to its row and offer it to the slowest
  * @k: the trace's keys
@@ -397,7 +399,9 @@ void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 	unsigned int i;
 	int e;
 
-	ks_copy_comm(rk.comm, p);
+	/* Without a full list, the floor is 0: the first samples fill it. */
+	if (k->spec.slowest && value > READ_ONCE(k->slow_floor))
+		ks_slow_offer(k, start_stack, end_stack, p, value, now);
 	for (i = 0; i < k->spec.n_parts; i++) {
 		switch (k->spec.parts[i]) {
 		case KS_KEY_KSTACK:
@@ -407,6 +411,9 @@ void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 		case KS_KEY_END_KSTACK:
 			rk.stack[1] = end_stack;
 			whole &= end_stack != 0;
+			break;
+		case KS_KEY_COMM:
+			ks_copy_comm(rk.comm, p);
 			break;
 		case KS_KEY_PID:
 			rk.pid = p->pid;
@@ -421,12 +428,8 @@ void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 			break;
 		}
 	}
-	if (k->spec.slowest && value > READ_ONCE(k->slow_floor))
-		ks_slow_offer(k, &rk, p, value, now);
 	if (!k->spec.n_parts)
 		return;
-	if (!ks_keys_has(k, KS_KEY_COMM))
-		memset(rk.comm, 0, sizeof(rk.comm));
 	e = whole ? ks_set_intern(&k->rows, &rk) : -1;
 	ks_stats_add(e < 0 ? &k->other : &k->stats[e], value);
 }
