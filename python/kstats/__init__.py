@@ -19,16 +19,19 @@ import errno as _errno
 import os
 from typing import Any
 
-from ._node import (PCT_KEYS, Node, ParseError, Percentile, Slot, Summary,
-                    TraceInfo, compute_percentile, n_slots, parse, slot_base,
-                    slot_of, slot_top)
+from ._node import (KEY_PARTS, PCT_KEYS, Node, ParseError, Percentile, Slot,
+                    Summary, TraceInfo, compute_percentile, n_slots, parse,
+                    parse_keys, slot_base, slot_of, slot_top)
 
 __all__ = ["KstatsError", "Metric", "Trace", "Summary", "Percentile", "Slot",
            "TraceInfo", "Node", "ParseError", "root", "metrics", "metric",
-           "trace", "traces", "parse", "compute_percentile", "n_slots",
-           "slot_base", "slot_of", "slot_top", "PCT_KEYS", "TRACE_KEYWORDS"]
+           "trace", "traces", "parse", "parse_keys", "compute_percentile",
+           "n_slots", "slot_base", "slot_of", "slot_top", "PCT_KEYS", "KEY_PARTS",
+           "TRACE_KEYWORDS"]
 
 DEBUGFS_ROOT = "/sys/kernel/debug/kstats"
+#: A trace's keyed rows are in KEY-NAME, which is not a histogram.
+KEY_PREFIX = "KEY-"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).
 TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive")
 METHODS = ("kretprobe", "fprobe", "kprobe", "tracepoint")
@@ -61,6 +64,9 @@ def _check_name(name: str) -> None:
     if (not name or "/" in name or name.startswith(".") or name.startswith("_")
             or any(c.isspace() for c in name)):
         raise KstatsError(_errno.EINVAL, f"{name!r}: not a metric name")
+    if name.startswith(KEY_PREFIX):
+        raise KstatsError(_errno.EINVAL, f"{name!r}: not a metric but the keyed rows "
+                          f"of trace {name[len(KEY_PREFIX):]} (its keys())")
 
 
 def _read(path: str) -> str:
@@ -210,10 +216,24 @@ class Metric:
         """Record again after stop(). Errors as reset()."""
         self._cmd("start")
 
-    def keys(self) -> list[Any]:
-        """Keyed rows. kstats' traces have no keys (_control takes none),
-        so this is always an empty list; kept for the API's shape."""
-        return []
+    def keys(self) -> list[dict[str, Any]]:
+        """The rows of KEY-NAME, a trace's rows per key (README, "KEY-NAME"),
+        largest total first: dicts with total, count, avg, p50, p99, min,
+        max (ints, ns but count) and the key's parts, "kstack" and
+        "end-kstack" (frames, leaf first), "comm" (unescaped), "pid",
+        "tgid", "cpu" (see parse_keys()). [] when there is no KEY-NAME (a
+        client metric, a trace without key or slowest) or the trace has no
+        key. Errors as read() (ParseError for a text off the format)."""
+        path = os.path.join(self._dir, KEY_PREFIX + self.name)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        except OSError as e:
+            raise KstatsError(e.errno or _errno.EIO, os.strerror(e.errno or _errno.EIO),
+                              filename=path) from None
+        return parse_keys(data)
 
 
 def _names(directory: str) -> list[str]:
@@ -223,8 +243,9 @@ def _names(directory: str) -> list[str]:
         raise KstatsError(e.errno or _errno.EIO,
                           f"{os.strerror(e.errno or _errno.EIO)} (is kstats loaded, debugfs mounted?)",
                           filename=directory) from None
+    # Not _control, _interval, nor KEY-NAME (keyed rows, not a histogram).
     return sorted(e.name for e in ents
-                  if not e.name.startswith((".", "_")) and not e.is_dir())
+                  if not e.name.startswith((".", "_", KEY_PREFIX)) and not e.is_dir())
 
 
 def metrics() -> list[Metric]:
@@ -262,7 +283,7 @@ def traces() -> list[dict[str, str]]:
 
 class Trace(Metric):
     """A trace set up through _control, also a context manager: leaving
-    the `with` block removes it (and its GAP-NAME node), even on an
+    the `with` block removes it (and its GAP-NAME and KEY-NAME nodes), even on an
     exception. Its data goes with it: read what you need inside."""
 
     def __init__(self, name: str, line: str):

@@ -276,3 +276,84 @@ def parse(text: str) -> Node:
         node.lines.append(Slot(slot, slot_base(slot, fb), slot_top(slot, fb),
                                count, avg, float(p), p, None if c == "S" else cpu))
     return node
+
+
+#: The parts a KEY-NAME row's key can have (README, "KEY-NAME").
+KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cpu")
+_ROW_FIELDS = ("total", "count", "avg", "p50", "p99", "min", "max")
+_OCTAL_RE = re.compile(rb"\\([0-3][0-7][0-7])")
+_UINT_RE = re.compile(r"[0-9]+")
+_INT_RE = re.compile(r"-?[0-9]+")
+
+
+def _unescape(raw: str) -> str:
+    """A comm as KEY-NAME writes it (seq_escape: \\040 space, \\011 tab,
+    \\012 newline, \\134 backslash); @raw holds the bytes as latin-1."""
+    b = _OCTAL_RE.sub(lambda m: bytes([int(m.group(1), 8)]) if int(m.group(1), 8)
+                      else m.group(0), raw.encode("latin-1"))
+    return b.decode("utf-8", "replace")
+
+
+def parse_keys(text: str | bytes) -> list[dict]:
+    """The rows of a KEY-NAME node's text, largest total first: one dict
+    per row with total, count, avg, p50, p99, min, max (ints; ns but
+    count) and the key's parts: "kstack" and "end-kstack" (lists of frames
+    as %pS prints them, leaf first), "comm" (unescaped), "pid", "tgid",
+    "cpu" (ints). [] for a trace without key ("# key -"). The other row and
+    the slowest samples are not rows. Raises ParseError naming the line
+    for a text off the format, or cut short (fewer rows than the header's)."""
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogateescape")
+    lines = text.decode("latin-1").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    head = lines[0].split()[1:] if lines else []
+    if not lines or not lines[0].startswith("# key ") or len(head) % 2:
+        raise ParseError("line 1: not a KEY- header (# key K keys N rows N ...)")
+    hd = dict(zip(head[::2], head[1::2]))
+    spec = hd.get("key", "")
+    key = [p.split(":")[0] for p in spec.split(",")] if spec != "-" else []
+    if any(p not in KEY_PARTS for p in key) or len(set(key)) != len(key) \
+            or not _UINT_RE.fullmatch(hd.get("rows", "")):
+        raise ParseError(f"line 1: bad key {spec!r} or rows")
+    rows: list[dict] = []
+    order: list[str] = []               # the parts of the last row, as read
+    stack: list[str] | None = None
+    for no, line in enumerate(lines[1:], 2):
+        if line.startswith("\t\t"):
+            if stack is None:
+                raise ParseError(f"line {no}: a frame outside a stack")
+            stack.append(line[2:].encode("latin-1").decode("utf-8", "replace"))
+            continue
+        if line.startswith("\t"):
+            part, _, val = line[1:].partition(" ")
+            if part not in KEY_PARTS or not rows or part in rows[-1]:
+                raise ParseError(f"line {no}: bad key part {line[1:]!r}")
+            stack = None
+            if part in ("kstack", "end-kstack"):
+                stack = rows[-1][part] = []
+            elif part == "comm":
+                rows[-1][part] = _unescape(val)
+            elif _INT_RE.fullmatch(val):
+                rows[-1][part] = int(val)
+            else:
+                raise ParseError(f"line {no}: bad {part} {val!r}")
+            order.append(part)
+            continue
+        if rows and order != key:
+            raise ParseError(f"line {no}: the row before has parts {order}, not {key}")
+        if not line.startswith("row "):
+            break                       # other, then the slowest: no rows
+        w = line.split()[1:]
+        st = dict(zip(w[::2], w[1::2]))
+        if any(not _UINT_RE.fullmatch(st.get(k, "")) for k in _ROW_FIELDS):
+            raise ParseError(f"line {no}: bad row line")
+        rows.append({k: int(st[k]) for k in _ROW_FIELDS})
+        order, stack = [], None
+    else:
+        if rows and order != key:
+            raise ParseError(f"the last row has parts {order}, not {key}")
+    if len(rows) != int(hd["rows"]) or (key and not any(
+            ln.startswith("other ") for ln in lines)):
+        raise ParseError(f"cut short: {len(rows)} row lines for rows {hd['rows']}")
+    return rows

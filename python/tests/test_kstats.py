@@ -260,6 +260,101 @@ class Directory(unittest.TestCase):
             self.assertEqual(cm.exception.errno, errno.ENOENT)
 
 
+def key_text(name):
+    with open(os.path.join(DATA, "keys", name), "rb") as f:
+        return f.read()
+
+
+class Keys(unittest.TestCase):
+    """KEY-NAME (test/data/keys, see its README): parse_keys() and
+    Metric.keys(); the figures are read off the fixtures by hand."""
+
+    STATS = ("total", "count", "avg", "p50", "p99", "min", "max")
+
+    def test_kstack(self):
+        rows = kstats.parse_keys(key_text("KEY-1"))
+        self.assertEqual(len(rows), 3)
+        self.assertEqual(rows[0], {
+            "total": 2572270, "count": 5, "avg": 514454, "p50": 32767, "p99": 2398376,
+            "min": 19269, "max": 2398376,
+            "kstack": ["kst_target_delay+0x9/0x40 [kstats_test_target]",
+                       "kst_path_1+0xe/0x20 [kstats_test_target]",
+                       "kst_write+0x500/0x970 [kstats_test_target]",
+                       "full_proxy_write+0x57/0x80", "vfs_write+0xf8/0x450",
+                       "ksys_write+0x6f/0xf0"]})
+        self.assertEqual([r["total"] for r in rows], [2572270, 212011, 120694])
+        self.assertEqual([r["count"] for r in rows], [5, 3, 1])
+        self.assertEqual(rows[2]["kstack"][-1], "do_syscall_64+0x87/0x1b0")
+        # A str parses as the bytes do.
+        self.assertEqual(kstats.parse_keys(key_text("KEY-1").decode()), rows)
+
+    def test_kstack_comm_and_pairs(self):
+        rows = kstats.parse_keys(key_text("KEY-2"))
+        # The other row (6 samples) and the slowest are not rows.
+        self.assertEqual([(r["total"], r["count"], r["comm"]) for r in rows],
+                         [(549897, 2, "sh"), (93118, 2, "sh")])
+        self.assertEqual(rows[1]["kstack"][1], "kst_path_2+0xe/0x20 [kstats_test_target]")
+        self.assertEqual(sorted(rows[1]), sorted(self.STATS + ("kstack", "comm")))
+        rows = kstats.parse_keys(key_text("KEY-3"))
+        self.assertEqual([(r["total"], r["count"]) for r in rows],
+                         [(731287, 1), (282351, 2), (70019, 4), (65523, 3)])
+        self.assertEqual(rows[3]["kstack"][1], "kst_begin_site_2+0xe/0x20 [kstats_test_target]")
+        self.assertEqual(rows[3]["end-kstack"], [
+            "kst_section_end+0x9/0x10 [kstats_test_target]",
+            "kst_end_site_1+0xe/0x20 [kstats_test_target]",
+            "kst_write+0x48c/0x970 [kstats_test_target]"])
+
+    def test_parts_and_escapes(self):
+        rows = kstats.parse_keys(key_text("KEY-parts"))
+        self.assertEqual([{k: r[k] for k in ("cpu", "comm", "tgid", "pid")} for r in rows],
+                         [{"cpu": 1, "comm": "my task;x", "tgid": 200, "pid": 201},
+                          {"cpu": 0, "comm": "a\\b\tc", "tgid": 1, "pid": 1}])
+        self.assertEqual(rows[1]["end-kstack"], ["__schedule+0x5bc/0xbf0",
+                                                 "my_fn.cold+0x1a/0x2f [my_mod]"])
+        self.assertNotIn("kstack", rows[0])
+
+    def test_no_key_and_refusals(self):
+        self.assertEqual(kstats.parse_keys(key_text("KEY-nokey")), [])
+        for cut in ("KEY-4", "KEY-5"):         # cut by head
+            with self.subTest(cut=cut), self.assertRaises(kstats.ParseError):
+                kstats.parse_keys(key_text(cut))
+        other = "other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n"
+        row = "row total 1 count 1 avg 1 p50 1 p99 1 min 1 max 1\n"
+        for bad in ("", "# name read\n", "# key stack keys 1 rows 0\n" + other,
+                    "# key comm,comm keys 1 rows 0\n" + other,
+                    "# key comm keys 1 rows 1\n" + row + other,
+                    "# key comm,pid keys 1 rows 1\n" + row + "\tpid 1\n\tcomm sh\n" + other,
+                    "# key comm keys 1 rows 1\n" + row + "\tcomm sh\n\t\tf+0x1/0x2\n" + other,
+                    "# key pid keys 1 rows 1\n" + row + "\tpid x\n" + other,
+                    "# key pid keys 1 rows 1\nrow total 1 avg 1 p50 1 p99 1 min 1 max 1\n"
+                    "\tpid 1\n" + other,
+                    "# key pid keys 1 rows 1\n" + row + "\tpid 1\n"):      # no other line
+            with self.subTest(bad=bad), self.assertRaises(kstats.ParseError):
+                kstats.parse_keys(bad)
+
+    def test_metric_keys_and_listing(self):
+        # A root of links to the captured nodes: read with its KEY-read,
+        # idle (a trace without KEY-NAME), and KEY-nokey beside no node.
+        with tempfile.TemporaryDirectory() as d:
+            for name, target in (("read", "6.12/kstats/read"), ("idle", "6.12/kstats/idle"),
+                                 ("KEY-read", "keys/KEY-2"), ("KEY-nokey", "keys/KEY-nokey")):
+                os.symlink(os.path.abspath(os.path.join(DATA, target)), os.path.join(d, name))
+            with mock.patch.dict(os.environ, {"KSTATS_ROOT": d}):
+                self.assertEqual([m.name for m in kstats.metrics()], ["idle", "read"])
+                self.assertEqual([r["total"] for r in kstats.metric("read").keys()],
+                                 [549897, 93118])
+                self.assertEqual(kstats.metric("idle").keys(), [])
+                self.assertEqual(kstats.Metric("nokey").keys(), [])
+                with self.assertRaises(kstats.KstatsError) as cm:
+                    kstats.metric("KEY-read")
+                self.assertEqual(cm.exception.errno, errno.EINVAL)
+                out = io.StringIO()
+                with redirect_stdout(out):
+                    self.assertEqual(kmain.main([]), 0)
+                self.assertNotIn("KEY", out.getvalue())
+                self.assertEqual(len(out.getvalue().splitlines()), 3)
+
+
 class Control(unittest.TestCase):
     """trace(): the _control lines written, refusals before writing."""
 
