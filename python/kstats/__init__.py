@@ -33,7 +33,8 @@ DEBUGFS_ROOT = "/sys/kernel/debug/kstats"
 #: A trace's keyed rows are in KEY-NAME, which is not a histogram.
 KEY_PREFIX = "KEY-"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).
-TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive")
+TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive", "key", "keys",
+                  "slowest", "pid", "tgid", "comm", "cpu")
 METHODS = ("kretprobe", "fprobe", "kprobe", "tracepoint")
 
 
@@ -313,20 +314,29 @@ class Trace(Metric):
 
 def trace(name: str, start: str | None = None, end: str | None = None,
           bits: int = 3, method: str | None = None,
-          maxactive: int | None = None, **keys_and_filters: Any) -> Trace:
+          maxactive: int | None = None, key: str | list[str] | None = None,
+          keys: int | None = None, slowest: int | None = None,
+          pid: int | None = None, tgid: int | None = None,
+          comm: str | None = None, cpu: int | None = None,
+          **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
-    [maxactive N]" written to _control. @start defaults to @name; @end
+    [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
+    [comm C] [cpu N]" written to _control. @start defaults to @name; @end
     times from reaching @start to reaching @end; @bits is frac_bits
     (0..5); @method one of kretprobe, fprobe, kprobe, tracepoint.
-    Durations are recorded in ns.
+    Durations are recorded in ns. @key (a string "kstack:8,comm" or a
+    list of parts) keys rows of KEY-NAME, read with keys(); @keys bounds
+    them; @slowest keeps that many slowest samples; @pid, @tgid, @comm and
+    @cpu filter what is recorded (README: "Which callers and tasks are
+    slow").
 
     Words _control does not know (any other keyword argument), or values
     with blanks, are refused with KstatsError EINVAL before anything is
     written. The kernel's refusals raise KstatsError with its errno
     (ENOENT unknown function, EINVAL bad word, EEXIST name taken,
     ENAMETOOLONG, EOPNOTSUPP no fprobe), the line and its dmesg reason."""
-    if keys_and_filters:
-        bad = ", ".join(sorted(keys_and_filters))
+    if unknown:
+        bad = ", ".join(sorted(unknown))
         raise KstatsError(_errno.EINVAL,
                           f"trace {name}: unknown keyword {bad}; _control knows "
                           + ", ".join(TRACE_KEYWORDS))
@@ -334,8 +344,12 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     words = ["trace", name, "bits", str(int(bits))]
     if not 0 <= int(bits) <= 5:
         raise KstatsError(_errno.EINVAL, f"trace {name}: bits {bits} not in 0..5")
+    if isinstance(key, (list, tuple)):
+        key = ",".join(str(k) for k in key)
     for kw, val in (("start", start), ("end", end), ("method", method),
-                    ("maxactive", maxactive)):
+                    ("maxactive", maxactive), ("key", key), ("keys", keys),
+                    ("slowest", slowest), ("pid", pid), ("tgid", tgid),
+                    ("comm", comm), ("cpu", cpu)):
         if val is None:
             continue
         v = str(val)

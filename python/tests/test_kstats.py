@@ -393,16 +393,28 @@ class Control(unittest.TestCase):
                                        ("_control", "remove rd\n")])
 
     def test_refused_in_python(self):
-        for kw in ({"filter": "pid==1"}, {"keys": "pid"}, {"bits": 6}, {"start": "a b"},
-                   {"method": "uprobe"}, {"start": ""}):
+        for kw in ({"filter": "pid==1"}, {"key": "kstack comm"}, {"bits": 6}, {"start": "a b"},
+                   {"method": "uprobe"}, {"start": ""}, {"comm": "a b"}):
             with self.subTest(kw=kw), self.w:
                 with self.assertRaises(kstats.KstatsError) as cm:
                     kstats.trace("x", **kw)
                 self.assertEqual(cm.exception.errno, errno.EINVAL)
         self.assertEqual(self.writes, [])
         with self.assertRaises(kstats.KstatsError) as cm:
-            kstats.trace("x", start="f", pid=1)
-        self.assertIn("pid", str(cm.exception))
+            kstats.trace("x", start="f", color=1)
+        self.assertIn("color", str(cm.exception))
+
+    def test_keys_and_filters_words(self):
+        with self.w:
+            kstats.trace("rd", start="vfs_read", key=["kstack:8", "comm"], keys=64,
+                         slowest=4, pid=7, tgid=7, comm="dd", cpu=1)
+            kstats.trace("rq", start="sched:sched_wakeup", end="sched:sched_switch",
+                         key="comm")
+        self.assertEqual(self.writes, [
+            ("_control", "trace rd bits 3 start vfs_read key kstack:8,comm keys 64 "
+             "slowest 4 pid 7 tgid 7 comm dd cpu 1\n"),
+            ("_control", "trace rq bits 3 start sched:sched_wakeup end sched:sched_switch "
+             "key comm\n")])
 
     def test_captured_root_is_never_written(self):
         # KSTATS_ROOT of captured files (not debugfs): EROFS, file unchanged.
