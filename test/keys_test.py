@@ -44,6 +44,10 @@ BAD_LINES = [
 ]
 
 
+# A kernel message on the console, not a line of the guest's output.
+PRINTK = re.compile(r"^\[ *\d+\.\d+\]")
+
+
 def function_methods(series):
     return ["kretprobe", "fprobe"] if series == "6.12" else ["kretprobe"]
 
@@ -164,7 +168,7 @@ def key_nodes(step_lines):
         elif l.startswith("@@END ") and cur is not None:
             res.setdefault(name, []).append(parse_key_node(cur))
             cur = None
-        elif cur is not None and not l.startswith("["):
+        elif cur is not None and not PRINTK.match(l):
             cur.append(l)
     return res
 
@@ -211,7 +215,7 @@ def flames(step_lines):
         elif l.startswith("@@FLAME-END ") and cur is not None:
             res[key] = (cur, l.split("rc=")[-1])
             cur = None
-        elif cur is not None and not l.startswith("["):
+        elif cur is not None and not PRINTK.match(l):
             cur.append(l)
     return res
 
