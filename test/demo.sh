@@ -28,7 +28,7 @@ D=/sys/kernel/debug/kstats
 ln -s /modules/kstats /bin/kstats
 run() { echo "# $*"; eval "$@"; }
 insmod /modules/kstats.ko
-run "echo trace read start vfs_read key kstack:6 > $D/_control"
+run "echo trace read start vfs_read key comm,kstack:5 > $D/_control"
 run "echo trace runq start sched:sched_wakeup end sched:sched_switch key comm > $D/_control"
 run "cat $D/_control"
 echo "== workload: dd of the busybox binary and /proc files, 4 KiB reads"
@@ -40,7 +40,7 @@ cat $D/read
 run "grep CPUS $D/runq"
 run "grep CPUS $D/GAP-read | tail -5"
 echo "== who calls vfs_read: rows by total time, the other row, the slowest samples"
-run "head -24 $D/KEY-read"
+run "head -30 $D/KEY-read"
 run "grep -A1 '^row' $D/KEY-runq | head -12"
 insmod /modules/kstats_demo.ko
 sleep 2
