@@ -67,6 +67,20 @@
 #define KS_RETHOOK_PERCPU_RING	0
 #endif
 
+/*
+ * The return address of a function stopped at its entry (a kprobe or
+ * kretprobe there, before its prologue), where arch_rethook_prepare()
+ * takes it: on the stack on x86, in the link register on arm64. 0 where
+ * not known: keyed stacks then show what the unwinder found.
+ */
+#if defined(CONFIG_X86)
+#define ks_entry_return_address(r)	(*(unsigned long *)kernel_stack_pointer(r))
+#elif defined(CONFIG_ARM64)
+#define ks_entry_return_address(r)	((r)->regs[30])
+#else
+#define ks_entry_return_address(r)	((void)(r), 0UL)
+#endif
+
 /* Whether @p is on a CPU right now (a config difference, not a version one). */
 #ifdef CONFIG_SMP
 #define ks_task_on_cpu(p)	READ_ONCE((p)->on_cpu)

@@ -196,9 +196,14 @@ static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
 		ks_lost(t, &t->table_full);
 }
 
-/* A section of @task ends now. */
-static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task)
+/*
+ * A section of @task ends now; @ret is the end function's return address
+ * when the probe is at its entry, else 0 (see ks_anchor).
+ */
+static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
+				   unsigned long ret)
 {
+	struct ks_anchor anchor = t->anchor[1];
 	u8 *busy;
 	u64 now, start;
 	u32 stack;
@@ -213,9 +218,10 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task)
 		return;
 	}
 	now = ks_now();
+	anchor.ret = ret;
 	if (ks_starts_take(t->starts, task, &start, &stack))
 		ks_record_span(t, task, start, now, stack,
-			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1]));
+			       ks_stack(t, KS_KEY_END_KSTACK, &anchor));
 	else
 		atomic_long_inc(&t->no_start);
 	ks_gap_end(t, now);
@@ -223,8 +229,10 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task)
 }
 
 /* A section of @task starts now; a start not yet ended is replaced. */
-static void notrace ks_section_start(struct ks_trace *t, struct task_struct *task)
+static void notrace ks_section_start(struct ks_trace *t, struct task_struct *task,
+				     unsigned long ret)
 {
+	struct ks_anchor anchor = t->anchor[0];
 	u8 *busy;
 	u64 now;
 
@@ -238,7 +246,8 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 	}
 	now = ks_now();
 	ks_gap_begin(t, now);
-	ks_put_start(t, task, now, &t->anchor[0], true);
+	anchor.ret = ret;
+	ks_put_start(t, task, now, &anchor, true);
 	ks_leave(busy);
 }
 
@@ -250,14 +259,16 @@ static void notrace ks_anchor_function(struct ks_anchor *a, unsigned long addr)
 	a->lo = addr - 16;
 	a->hi = addr + 32;
 	a->keep = true;
+	a->ret = 0;
 }
 
 /*
- * A call of the function at @func begins: what its return needs goes to
- * @call. False: not timed (filtered out, or a miss already counted).
+ * A call of the function at @func, returning to @ret, begins: what its
+ * return needs goes to @call. False: not timed (filtered out, or a miss
+ * already counted).
  */
 static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
-				  unsigned long func)
+				  unsigned long func, unsigned long ret)
 {
 	struct ks_anchor anchor;
 	u8 *busy;
@@ -272,6 +283,7 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 	}
 	call->ts = ks_now();
 	ks_anchor_function(&anchor, func);
+	anchor.ret = ret;
 	call->stack = ks_stack(t, KS_KEY_KSTACK, &anchor);
 	ks_gap_begin(t, call->ts);
 	ks_leave(busy);
@@ -302,7 +314,8 @@ static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 
 	/* Non-zero: no return probe for this call. */
 	return !ks_call_begin(t, (struct ks_call *)ri->data,
-			      (unsigned long)rp->kp.addr);
+			      (unsigned long)rp->kp.addr,
+			      ks_entry_return_address(regs));
 }
 
 static int notrace ks_krp_return(struct kretprobe_instance *ri,
@@ -318,8 +331,8 @@ static KS_FPROBE_ENTRY(ks_fp_entry)
 {
 	struct ks_trace *t = container_of(fp, struct ks_trace, fp);
 
-	return ks_call_begin(t, entry_data, entry_ip) ? KS_FPROBE_ENTRY_OK :
-							KS_FPROBE_ENTRY_SKIP;
+	return ks_call_begin(t, entry_data, entry_ip, ret_ip) ?
+	       KS_FPROBE_ENTRY_OK : KS_FPROBE_ENTRY_SKIP;
 }
 
 static KS_FPROBE_EXIT(ks_fp_exit)
@@ -330,13 +343,15 @@ static KS_FPROBE_EXIT(ks_fp_exit)
 
 static int notrace ks_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
-	ks_section_start(container_of(p, struct ks_trace, kp.start), current);
+	ks_section_start(container_of(p, struct ks_trace, kp.start), current,
+			 ks_entry_return_address(regs));
 	return 0;
 }
 
 static int notrace ks_kp_end(struct kprobe *p, struct pt_regs *regs)
 {
-	ks_section_end(container_of(p, struct ks_trace, kp.end), current);
+	ks_section_end(container_of(p, struct ks_trace, kp.end), current,
+		       ks_entry_return_address(regs));
 	return 0;
 }
 
@@ -348,12 +363,12 @@ static int notrace ks_kp_end(struct kprobe *p, struct pt_regs *regs)
  */
 static void notrace ks_tp_start(void *data)
 {
-	ks_section_start(data, current);
+	ks_section_start(data, current, 0);
 }
 
 static void notrace ks_tp_end(void *data)
 {
-	ks_section_end(data, current);
+	ks_section_end(data, current, 0);
 }
 
 /*

@@ -293,6 +293,7 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 	struct ks_stack *key = (struct ks_stack *)(buf + KS_STACK_SCAN);
 	unsigned int n = stack_trace_save(buf, KS_STACK_SCAN, 0);
 	unsigned int first = 0, i, top = min(n, KS_OWN_FRAMES);
+	u32 depth = k->spec.depth[part == KS_KEY_END_KSTACK];
 	int e;
 
 	for (i = 0; i < top; i++)
@@ -301,12 +302,19 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 	for (i = first; anchor && i < min(n, first + KS_OWN_FRAMES); i++) {
 		if (buf[i] - anchor->lo < anchor->hi - anchor->lo) {
 			first = anchor->keep ? i : i + 1;
+			/* The caller, where the unwinder has not seen it yet. */
+			if (anchor->keep && anchor->ret && i + 1 < KS_STACK_SCAN &&
+			    (i + 1 >= n || buf[i + 1] != anchor->ret)) {
+				memmove(buf + i + 2, buf + i + 1,
+					(min(n, KS_STACK_SCAN - 1) - i - 1) * sizeof(long));
+				buf[i + 1] = anchor->ret;
+				n = min(n + 1, KS_STACK_SCAN);
+			}
 			break;
 		}
 	}
 	memset(key, 0, k->stacks.key_size);
-	key->nr = min_t(u32, n - min(n, first),
-			k->spec.depth[part == KS_KEY_END_KSTACK]);
+	key->nr = min_t(u32, n - min(n, first), depth);
 	memcpy(key->frame, buf + first, key->nr * sizeof(long));
 	e = ks_set_intern(&k->stacks, key);
 	return e < 0 ? 0 : e + 1;

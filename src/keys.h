@@ -79,10 +79,14 @@ static __always_inline bool ks_filter_cpu(const struct ks_filter *f)
 /*
  * Which frames of a captured stack are the probe's own, not the kernel's:
  * a frame in [lo, hi) is the first kept (a probed function, @keep) or the
- * last dropped (a tracepoint's iterator).
+ * last dropped (a tracepoint's iterator). @ret, if not 0, is the probed
+ * function's return address: at its entry, before its prologue, a
+ * frame-pointer unwinder (arm64) does not see its caller yet, so the
+ * caller is added after it if missing.
  */
 struct ks_anchor {
 	unsigned long lo, hi;
+	unsigned long ret;
 	bool keep;
 };
 

@@ -4,7 +4,7 @@
 stack pair and comm, the other row, filters, the slowest samples, and the
 folded stacks of `kstats flame`.
 
-  keys_test.py gen GUEST_SCRIPT SERIES   write the busybox script
+  keys_test.py gen GUEST_SCRIPT SERIES [ARCH]   write the busybox script
   keys_test.py check LOGFILE             assert on the console log
 
 Every count is exact where the test makes the calls; durations are
@@ -15,7 +15,7 @@ import re
 import sys
 
 from basic_test import Results, parse, report
-from trace_test import ctls, listings, measured, missed_of
+from trace_test import ctls, function_methods, listings, measured, missed_of
 
 # path P US N: (P, US, N); each path's own caller is kst_path_P.
 PATHS = [(1, 2, 5), (2, 50, 3)]
@@ -48,11 +48,7 @@ BAD_LINES = [
 PRINTK = re.compile(r"^\[ *\d+\.\d+\]")
 
 
-def function_methods(series):
-    return ["kretprobe", "fprobe"] if series == "6.12" else ["kretprobe"]
-
-
-def gen(path, series):
+def gen(path, series, arch="x86_64"):
     out = ["""set -u
 D=/sys/kernel/debug/kstats
 C=$D/_control
@@ -63,12 +59,13 @@ meas() { echo "@@MEAS $1 $(cat $T)"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
 step() { echo "@@STEP $1"; }
 listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
-flame() { echo "@@FLAME-BEGIN $1 ${2:-}"; /modules/kstats flame "$@"; echo "@@FLAME-END $1 rc=$?"; }
+# The tool is built for x86_64 guests only (test/tool-build.sh).
+flame() { [ -x /modules/kstats ] || return 0; echo "@@FLAME-BEGIN $1 ${2:-}"; /modules/kstats flame "$@"; echo "@@FLAME-END $1 rc=$?"; }
 insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"
 insmod /modules/kstats_test_target.ko || echo "@@FAIL insmod target"
 echo "@@SHELL pid $$"
 """]
-    for m in function_methods(series):
+    for m in function_methods(series, arch):
         out.append('step paths-%s\nctl "trace kp start kst_target_delay method %s key kstack:4"'
                    % (m, m))
         for p, us, n in PATHS:
@@ -253,10 +250,13 @@ def check(logpath):
     lines, steps = parse(log)
     m = re.search(r"KSTATS-GUEST-START (\S+)", log)
     series = "6.12" if m and m.group(1).startswith("6.12.") else "6.1"
+    arch = "arm64" if m and m.group(1).endswith("-arm64") else "x86_64"
+    # kstats flame runs where the tool is built: x86_64 guests.
+    flame = arch == "x86_64"
     r.check(not any("@@FAIL" in l or "@@TGTFAIL" in l for l in lines),
             "modules load and every workload command succeeds",
             str([l for l in lines if "FAIL" in l][:5]))
-    want = ["paths-" + m for m in function_methods(series)] + \
+    want = ["paths-" + m for m in function_methods(series, arch)] + \
         ["pairs", "other", "runq-comm", "slowest", "filters", "errors", "churn", "done"]
     for s in want:
         r.check(s in steps, "step %s reached" % s)
@@ -266,7 +266,7 @@ def check(logpath):
 
     # One function reached along two paths: a row per path, its own
     # caller below the function, exact counts, durations in bounds.
-    for meth in function_methods(series):
+    for meth in function_methods(series, arch):
         st = steps["paths-" + meth]
         r.check(all(c[1] == "0" for c in ctls(st)), "%s paths: trace accepted" % meth)
         node = key_nodes(st).get("kp", [None])[0]
@@ -300,7 +300,7 @@ def check(logpath):
         r.check(node["other"] and node["other"]["count"] == 0,
                 "%s paths: other row empty" % meth)
         fl = flames(st)
-        for flag, field in (("", "total"), ("--count", "count")):
+        for flag, field in (("", "total"), ("--count", "count")) if flame else ():
             lines_, rc = fl.get(("kp", flag), ([], "missing"))
             vals = check_folded(r, "%s flame %s" % (meth, flag or "(time)"), lines_, rc,
                                 node, field)
@@ -326,7 +326,7 @@ def check(logpath):
         r.check(rows and len(rows) == 1 and rows[0]["count"] == n,
                 "pairs: begin site %s, end site %s: count %d" % (se[0], se[1], n),
                 str(rows))
-    if node:
+    if node and flame:
         vals = check_folded(r, "pairs flame", *flames(st).get(("lk", ""), ([], "missing")),
                             node=node, field="total")
         r.check(vals and all("--" in f for f, _ in vals),
@@ -343,15 +343,15 @@ def check(logpath):
     r.check(any(l.startswith("ko ") and " other 6 " in l and " keys 2 " in l for l in ls),
             "keys 2: the listing shows keys 2 and other 6", str(ls))
     r.check(missed_of(ls, "ko") == 0, "keys 2: nothing missed")
-    if node:
+    if node and flame:
         check_folded(r, "other flame", *flames(st).get(("ko", ""), ([], "missing")),
                      node=node, field="total")
         fl = flames(st).get(("ko", ""), ([], ""))[0]
         r.check(any(l.startswith("[other] ") for l in fl), "other flame: an [other] line", str(fl))
 
     # Run-queue latency keyed by comm: each sleeper's row counts its own
-    # switch-ins: at least one per voluntary switch (each sleep), at
-    # most all its switches, plus its first and last.
+    # switch-ins: at least one per voluntary switch (a sleep), at most
+    # all its switches, plus its first and last.
     st = steps["runq-comm"]
     node = key_nodes(st).get("rc", [None])[0]
     tasks = {l.split()[1]: l.split() for l in st if l.startswith("@@TASK ")}
@@ -364,7 +364,9 @@ def check(logpath):
             continue
         nv, niv = int(w[w.index("nvcsw") + 1]), int(w[w.index("nivcsw") + 1])
         got = rows[0]["count"]
-        r.check(nv >= sleeps and nv <= got <= nv + niv + 3,
+        # A sleep whose timer fires before the task blocks makes no
+        # switch (TCG is slow enough for that): most of them block.
+        r.check(nv >= sleeps // 2 and nv <= got <= nv + niv + 3,
                 "runq by comm: %s has %d samples, within its switches [%d, %d + %d + 3]"
                 % (comm, got, nv, nv, niv))
     r.check(missed_of(listings(st).get("runq", []), "rc") == 0, "runq by comm: nothing missed")
@@ -453,7 +455,7 @@ def check(logpath):
 
 def main():
     if sys.argv[1] == "gen":
-        gen(sys.argv[2], sys.argv[3])
+        gen(*sys.argv[2:5])
         return 0
     return report("keys", check(sys.argv[2]))
 

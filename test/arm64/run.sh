@@ -109,5 +109,15 @@ for kv in "${KERNELS[@]}"; do
 		>"$LOGS/trace-$k.result" 2>&1
 	sed "s/^/    [$k] /" "$LOGS/trace-$k.result"
 	add_counts "$LOGS/trace-$k.result"
+
+	script=$LOGS/keys-$k.sh
+	python3 test/keys_test.py gen "$script" "$series" arm64
+	KS_TIMEOUT=600 run "$k: guest runs the keyed-trace script, clean console" \
+		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-keys-$k.console" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
+	python3 test/keys_test.py check "$LOGS/guest-keys-$k.console" \
+		>"$LOGS/keys-$k.result" 2>&1
+	sed "s/^/    [$k] /" "$LOGS/keys-$k.result"
+	add_counts "$LOGS/keys-$k.result"
 done
 finish
