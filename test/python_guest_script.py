@@ -120,6 +120,22 @@ def main():
         except kstats.KstatsError as e:
             check(e.errno == errno.EINVAL and control_text() == before,
                   "unknown keyword: EINVAL in Python, nothing written", f"{e.errno}")
+    # A keyed trace: rows by comm and stack, through Metric.keys().
+    with kstats.trace("pykey", start="kst_target_delay", key=["comm", "kstack:4"],
+                      keys=8, slowest=2) as t:
+        tgt(f"delay {US} 5")
+        rows = t.keys()
+        me = [r for r in rows if r.get("comm") == "python3"]
+        check(len(me) == 1 and me[0]["count"] == 5 and me[0]["min"] >= US * 1000,
+              "keys(): python3's row holds its 5 calls, none below the spin", str(rows))
+        check(me and me[0]["kstack"] and me[0]["kstack"][0].startswith("kst_target_delay+"),
+              "keys(): the row's stack starts at the traced function", str(me))
+        line = [d for d in kstats.traces() if d["name"] == "pykey"]
+        check(line and line[0].get("key") == "comm,kstack:4" and line[0].get("keys") == "8"
+              and line[0].get("slowest") == "2", "traces(): key, keys and slowest listed",
+              str(line))
+        check("KEY-pykey" not in [m.name for m in kstats.metrics()],
+              "metrics() leaves out KEY-NAME", "")
     # An exception inside the block still removes the trace.
     try:
         with kstats.trace("pyexc", start="kst_target_delay"):
