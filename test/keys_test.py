@@ -74,6 +74,7 @@ echo "@@SHELL pid $$"
 show kp
 flame kp
 flame kp --count
+[ -x /modules/kstats ] && /modules/kstats list | sed 's/^/@@LIST /'
 listing paths
 ctl "remove kp"
 """)
@@ -299,6 +300,10 @@ def check(logpath):
                     "%s path %d: total within count x [spin, measured max]" % (meth, p), str(row))
         r.check(node["other"] and node["other"]["count"] == 0,
                 "%s paths: other row empty" % meth)
+        if flame:
+            lst = [l.split()[1] for l in st if l.startswith("@@LIST ") and len(l.split()) > 1]
+            r.check("kp" in lst and "GAP-kp" in lst and not any(x.startswith("KEY-") for x in lst),
+                    "%s: kstats list shows kp and GAP-kp, not KEY-kp" % meth, str(lst))
         fl = flames(st)
         for flag, field in (("", "total"), ("--count", "count")) if flame else ():
             lines_, rc = fl.get(("kp", flag), ([], "missing"))
