@@ -11,6 +11,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/uaccess.h>
 
 #include "hist.h"
@@ -291,6 +292,10 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 		return ks_parse_pid(req, key, val, &f->tgid, why);
 	case KS_KW_COMM:
 		f->has |= KS_FILTER_COMM;
+		/* As KEY-NAME prints a comm: \040 for a blank. */
+		string_unescape_inplace(val, UNESCAPE_OCTAL);
+		if (!*val)
+			return ks_why(req, why, "comm: empty");
 		if (strscpy(f->comm, val, sizeof(f->comm)) < 0)
 			return ks_why(req, why,
 				      "comm %s: longer than the %zu bytes the kernel keeps",

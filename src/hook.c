@@ -208,9 +208,11 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 	u64 now, start;
 	u32 stack;
 
-	/* Filtered out: neither a sample nor a miss. */
-	if (!ks_filter_task(&t->req.filter, task) ||
-	    !ks_filter_cpu(&t->req.filter))
+	/*
+	 * Filtered out: neither a sample nor a miss. The cpu filter is on
+	 * the CPU where the section starts: its end may be anywhere.
+	 */
+	if (!ks_filter_task(&t->req.filter, task))
 		return;
 	busy = ks_enter();
 	if (!busy) {
@@ -222,7 +224,8 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 	if (ks_starts_take(t->starts, task, &start, &stack))
 		ks_record_span(t, task, start, now, stack,
 			       ks_stack(t, KS_KEY_END_KSTACK, &anchor));
-	else
+	/* With a cpu filter, a missing start may be one it left out. */
+	else if (!(t->req.filter.has & KS_FILTER_CPU))
 		atomic_long_inc(&t->no_start);
 	ks_gap_end(t, now);
 	ks_leave(busy);
@@ -1093,8 +1096,10 @@ void ks_trace_list(struct seq_file *m)
 			seq_printf(m, " pid %d", f->pid);
 		if (f->has & KS_FILTER_TGID)
 			seq_printf(m, " tgid %d", f->tgid);
-		if (f->has & KS_FILTER_COMM)
-			seq_printf(m, " comm %s", f->comm);
+		if (f->has & KS_FILTER_COMM) {
+			seq_puts(m, " comm ");
+			seq_escape(m, f->comm, " \t\n\\");
+		}
 		if (f->has & KS_FILTER_CPU)
 			seq_printf(m, " cpu %u", f->cpu);
 		seq_printf(m, "%s\n", t->gone ? " gone" : "");

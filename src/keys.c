@@ -31,6 +31,7 @@
 #include <linux/stacktrace.h>
 
 #include "keys.h"
+#include "table.h"
 
 /* Frames captured: kstats' own, the probe's, and a full-depth stack. */
 #define KS_STACK_SCAN		(KS_DEPTH_MAX + 32)
@@ -112,10 +113,10 @@ static int ks_set_init(struct ks_set *s, u32 cap, u32 key_size)
 	s->cap = cap;
 	s->key_size = key_size;
 	atomic_set(&s->used, 0);
-	s->tag = kvcalloc(slots, sizeof(*s->tag), GFP_KERNEL);
-	s->entry = kvcalloc(slots, sizeof(*s->entry), GFP_KERNEL);
-	s->keys = kvcalloc(cap, key_size, GFP_KERNEL);
-	s->ready = kvcalloc(cap, 1, GFP_KERNEL);
+	s->tag = ks_table_alloc(array_size(slots, sizeof(*s->tag)));
+	s->entry = ks_table_alloc(array_size(slots, sizeof(*s->entry)));
+	s->keys = ks_table_alloc(array_size(cap, key_size));
+	s->ready = ks_table_alloc(cap);
 	return s->tag && s->entry && s->keys && s->ready ? 0 : -ENOMEM;
 }
 
@@ -129,8 +130,10 @@ static void ks_set_free(struct ks_set *s)
 
 static size_t ks_set_bytes(const struct ks_set *s)
 {
-	return (s->mask + 1) * (sizeof(*s->tag) + sizeof(*s->entry)) +
-	       (size_t)s->cap * (s->key_size + 1);
+	return ks_table_bytes(array_size(s->mask + 1, sizeof(*s->tag))) +
+	       ks_table_bytes(array_size(s->mask + 1, sizeof(*s->entry))) +
+	       ks_table_bytes(array_size(s->cap, s->key_size)) +
+	       ks_table_bytes(s->cap);
 }
 
 static u32 ks_set_size(const struct ks_set *s)
@@ -248,17 +251,29 @@ static u64 ks_stats_pct(const struct ks_stats *st, u64 count, u64 lo, u64 hi,
 	return clamp(b ? (1ULL << b) - 1 : 0, lo, hi);
 }
 
-static void ks_stats_show(struct seq_file *m, const char *what,
-			  const struct ks_stats *st)
-{
-	u64 count = atomic64_read(&st->count), sum = atomic64_read(&st->sum);
-	u64 lo = count ? atomic64_read(&st->min) : 0;
-	u64 hi = count ? atomic64_read(&st->max) : 0;
+/* A row's figures, read once when KEY-NAME is opened. */
+struct ks_row_view {
+	u64 sum, count, p50, p99, min, max;
+	u32 e;
+};
 
+static void ks_stats_read(const struct ks_stats *st, struct ks_row_view *v)
+{
+	v->count = atomic64_read(&st->count);
+	v->sum = atomic64_read(&st->sum);
+	v->min = v->count ? atomic64_read(&st->min) : 0;
+	v->max = v->count ? atomic64_read(&st->max) : 0;
+	v->p50 = ks_stats_pct(st, v->count, v->min, v->max, 50);
+	v->p99 = ks_stats_pct(st, v->count, v->min, v->max, 99);
+}
+
+static void ks_stats_show(struct seq_file *m, const char *what,
+			  const struct ks_row_view *v)
+{
 	seq_printf(m, "%s total %llu count %llu avg %llu p50 %llu p99 %llu min %llu max %llu\n",
-		   what, sum, count, count ? div64_u64(sum, count) : 0,
-		   ks_stats_pct(st, count, lo, hi, 50),
-		   ks_stats_pct(st, count, lo, hi, 99), lo, hi);
+		   what, v->sum, v->count,
+		   v->count ? div64_u64(v->sum, v->count) : 0, v->p50, v->p99,
+		   v->min, v->max);
 }
 
 /* --------------------------------------------------------------- stacks */
@@ -515,7 +530,7 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 		return NULL;
 	k->spec = *spec;
 	ks_stats_init(&k->other);
-	k->stats = kvcalloc(rows, sizeof(*k->stats), GFP_KERNEL);
+	k->stats = ks_table_alloc(array_size(rows, sizeof(*k->stats)));
 	if (!k->stats || ks_set_init(&k->rows, rows, sizeof(struct ks_row_key)))
 		goto err;
 	for (i = 0; i < rows; i++)
@@ -562,8 +577,8 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 {
 	if (!k)
 		return 0;
-	return struct_size(k, slow, k->spec.slowest) +
-	       (size_t)k->rows.cap * sizeof(*k->stats) +
+	return kmalloc_size_roundup(struct_size(k, slow, k->spec.slowest)) +
+	       ks_table_bytes(array_size(k->rows.cap, sizeof(*k->stats))) +
 	       ks_set_bytes(&k->rows) +
 	       (k->scratch ? ks_set_bytes(&k->stacks) +
 		num_possible_cpus() * KS_LEVELS *
@@ -573,21 +588,22 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 
 /* ---------------------------------------------------------------- node */
 
-/* What one open of KEY-NAME shows: rows by total, then other, slowest. */
+/*
+ * What one open of KEY-NAME shows, each figure read once at open: rows by
+ * total, then other, then the slowest samples.
+ */
 struct ks_keys_view {
 	struct ks_keys *k;
 	u32 n_rows;
 	u32 n_slow;
-	struct ks_view_row {
-		u64 sum;
-		u32 e;
-	} *rows;
+	struct ks_row_view other;
+	struct ks_row_view *rows;
 	struct ks_slow slow[];
 };
 
 static int ks_view_cmp(const void *a, const void *b)
 {
-	const struct ks_view_row *x = a, *y = b;
+	const struct ks_row_view *x = a, *y = b;
 
 	if (x->sum != y->sum)
 		return x->sum < y->sum ? 1 : -1;
@@ -696,18 +712,16 @@ static int ks_view_show(struct seq_file *m, void *p)
 		ks_key_spec_print(key, sizeof(key), &k->spec);
 		seq_printf(m, "# key %s keys %u rows %u other %lu stacks %u slowest %u skipped %ld unit ns\n",
 			   key, k->spec.n_parts ? k->spec.rows : 0, v->n_rows,
-			   ks_keys_other(k),
+			   (unsigned long)v->other.count,
 			   k->scratch ? ks_set_size(&k->stacks) : 0,
 			   k->spec.slowest,
 			   atomic_long_read(&k->slow_skipped));
 	} else if (i <= v->n_rows) {
-		u32 e = v->rows[i - 1].e;
-
-		ks_stats_show(m, "row", &k->stats[e]);
-		ks_show_key(m, k, ks_set_key(&k->rows, e));
+		ks_stats_show(m, "row", &v->rows[i - 1]);
+		ks_show_key(m, k, ks_set_key(&k->rows, v->rows[i - 1].e));
 	} else if (i == v->n_rows + 1) {
 		if (k->spec.n_parts)
-			ks_stats_show(m, "other", &k->other);
+			ks_stats_show(m, "other", &v->other);
 	} else {
 		ks_show_slow(m, k, &v->slow[i - v->n_rows - 2]);
 	}
@@ -740,9 +754,10 @@ static int ks_keys_open(struct inode *inode, struct file *file)
 	for (e = 0; e < n; e++) {
 		if (!ks_set_ready(&k->rows, e))
 			continue;
-		v->rows[v->n_rows].sum = atomic64_read(&k->stats[e].sum);
+		ks_stats_read(&k->stats[e], &v->rows[v->n_rows]);
 		v->rows[v->n_rows++].e = e;
 	}
+	ks_stats_read(&k->other, &v->other);
 	sort(v->rows, v->n_rows, sizeof(*v->rows), ks_view_cmp, NULL);
 
 	/* Handlers only try this lock; no interrupt here can wait on it. */

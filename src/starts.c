@@ -27,6 +27,7 @@
 #include <linux/kprobes.h>
 
 #include "starts.h"
+#include "table.h"
 
 #define KS_KEY_EMPTY	0UL
 #define KS_KEY_TOMB	1UL
@@ -70,8 +71,8 @@ struct ks_starts *ks_starts_alloc(unsigned int maxactive)
 	u32 slots = roundup_pow_of_two(2 * max(maxactive, 1U));
 	struct ks_starts *st;
 
-	/* kvzalloc: a large table needs no high-order page. */
-	st = kvzalloc(struct_size(st, slot, slots), GFP_KERNEL);
+	/* vmalloc past a page: no high-order page, no power-of-two rounding. */
+	st = ks_table_alloc(struct_size(st, slot, slots));
 	if (!st)
 		return NULL;
 	st->mask = slots - 1;
@@ -96,7 +97,7 @@ void ks_starts_free(struct ks_starts *st)
  */
 size_t ks_starts_bytes(const struct ks_starts *st)
 {
-	return st ? struct_size(st, slot, st->mask + 1) : 0;
+	return st ? ks_table_bytes(struct_size(st, slot, st->mask + 1)) : 0;
 }
 
 /**

@@ -773,7 +773,10 @@ static int cmd_trace(int argc, char **argv)
 {
 	if (argc < 2 || wants_help(argc, argv)) {
 		fputs("usage: kstats trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]\n"
-		      "Writes \"trace WORDS\" to _control: the same words (README, kstats(8)).\n",
+		      "                   [key K[,K]] [keys N] [slowest N]\n"
+		      "                   [pid P] [tgid P] [comm C] [cpu N]\n"
+		      "Writes \"trace WORDS\" to _control: the same words (README, kstats(8)).\n"
+		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid or cpu; rows in KEY-NAME.\n",
 		      argc < 2 ? stderr : stdout);
 		return argc < 2 ? EX_USAGE : 0;
 	}
@@ -807,6 +810,9 @@ static int cmd_node_word(int argc, char **argv)
 		return rc;
 	if (!*argv[1] || strchr(argv[1], '/') || argv[1][0] == '.' || argv[1][0] == '_')
 		return err_exit(EX_USAGE, "%s: not a metric name", argv[1]);
+	if (!strncmp(argv[1], KEY_PREFIX, strlen(KEY_PREFIX)))
+		return err_exit(EX_USAGE, "%s: not a metric but the keyed rows of trace %s, which last as long as the trace",
+				argv[1], argv[1] + strlen(KEY_PREFIX));
 	snprintf(path, sizeof(path), "%s/%s", root, argv[1]);
 	if (access(path, F_OK))
 		return node_error(argv[0], argv[1], errno);
