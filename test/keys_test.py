@@ -129,6 +129,27 @@ tgt "oncpu 0 1 8"
 show KEY-fcpu
 listing fcpu
 ctl "remove fcpu"
+ctl "trace sall start kst_target_delay end kst_target_recurse key cpu"
+ctl "trace sc0 start kst_target_delay end kst_target_recurse cpu 0 key cpu"
+ctl "trace sc1 start kst_target_delay end kst_target_recurse cpu 1 key cpu"
+i=0
+while [ $i -lt 5 ]; do
+	taskset -p 1 $$ > /dev/null; tgt "delay 1 1"
+	taskset -p 2 $$ > /dev/null; tgt "recurse 1 1 1"
+	i=$((i + 1))
+done
+taskset -p 3 $$ > /dev/null
+show KEY-sall
+show KEY-sc0
+show KEY-sc1
+show sc1
+for n in sall sc0 sc1; do ctl "remove $n"; done
+ctl "trace fsp start kst_target_delay comm kst\\040w key comm"
+/modules/kstask "kst w" write $T 'delay 1 3'
+/modules/kstask kstw write $T 'delay 1 2'
+show KEY-fsp
+listing fsp
+ctl "remove fsp"
 ctl "trace frq start sched_wakeup end sched_switch comm kswF key comm"
 /modules/kstask kswF sleep 20 1000
 show KEY-frq
@@ -264,6 +285,13 @@ def check(logpath):
     if "done" not in steps:
         return r
     shell = int(re.search(r"@@SHELL pid (\d+)", log).group(1))
+
+    # Every KEY- node read: rows sorted by total, largest first.
+    allnodes = [n for st_ in steps.values() for ns in key_nodes(st_).values() for n in ns]
+    r.check(allnodes and all([x["total"] for x in n["rows"]] ==
+                             sorted([x["total"] for x in n["rows"]], reverse=True)
+                             for n in allnodes),
+            "every KEY- node lists its rows by total, largest first (%d nodes)" % len(allnodes))
 
     # One function reached along two paths: a row per path, its own
     # caller below the function, exact counts, durations in bounds.
@@ -420,6 +448,23 @@ def check(logpath):
             "filter cpu 1: exactly the 6 calls made on CPU 1, keyed cpu 1",
             str(kc and kc["rows"]))
     r.check(missed_of(ls.get("fcpu", []), "fcpu") == 0, "filter cpu: nothing missed")
+    # Sections started on CPU 0 and ended on CPU 1: the cpu filter is on
+    # the start; the other CPU's filter leaves no trace, not even no_start.
+    cnt = {n: sum(x["count"] for x in kn[n][0]["rows"]) if n in kn else None
+           for n in ("sall", "sc0", "sc1")}
+    r.check(cnt == {"sall": 5, "sc0": 5, "sc1": 0},
+            "cpu filter on sections: the start's CPU decides (5 started on CPU 0)", str(cnt))
+    r.check(kn.get("sall") and [x["parts"].get("cpu") for x in kn["sall"][0]["rows"]] == ["1"],
+            "cpu key of a section: where it ends (CPU 1)", str(kn.get("sall")))
+    hdr = [l for l in st if l.startswith("# trace sc1 ")]
+    r.check(hdr and " no_start 0" in hdr[0], "cpu filter: ends of left-out starts are not no_start",
+            str(hdr))
+    fsp = kn.get("fsp", [None])[0]
+    r.check(fsp and [(x["parts"].get("comm"), x["count"]) for x in fsp["rows"]] == [("kst\\040w", 3)],
+            "comm filter in octal (kst\\040w) admits exactly the 3 calls of 'kst w'",
+            str(fsp and fsp["rows"]))
+    r.check(any(l.startswith("fsp ") and l.endswith(" comm kst\\040w") for l in ls.get("fsp", [])),
+            "the listing shows the comm filter escaped", str(ls.get("fsp")))
     kq = kn.get("frq", [None])[0]
     w = [l.split() for l in st if l.startswith("@@TASK kswF ")]
     r.check(kq is not None and len(w) == 1, "filter comm on run-queue latency: node and task read")
