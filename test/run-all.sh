@@ -16,33 +16,8 @@ FAILED=0
 LOGS=$TOP/out/logs
 mkdir -p "$LOGS"
 
-# run NAME CMD...: one test, pass if CMD exits 0; its output goes to a log.
-run() {
-	local name=$1 log
-	shift
-	log=$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log
-	if "$@" >"$log" 2>&1; then
-		PASSED=$((PASSED + 1))
-		echo "PASS $name"
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL $name (log: $log)"
-		tail -n 30 "$log" | sed 's/^/    /'
-	fi
-}
-
-# add_counts LOG: add a checker's "X: N passed, M failed" line to the totals.
-add_counts() {
-	local line
-	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -1)
-	if [[ -z $line ]]; then
-		FAILED=$((FAILED + 1))
-		return
-	fi
-	set -- $line
-	PASSED=$((PASSED + $2))
-	FAILED=$((FAILED + $4))
-}
+# shellcheck source=lib/suite.sh
+. test/lib/suite.sh
 
 # The kstats tool: build (static too) and host unit tests on the nodes
 # captured under test/data/.
@@ -82,58 +57,20 @@ for k in "${KERNELS[@]}"; do
 		bash test/kbuild-refusals.sh "$k"
 	[[ -f out/$k/kstats.ko ]] || continue
 
-	script=$LOGS/basic-$k.sh
-	python3 test/basic_test.py gen "$script"
-	run "$k: guest boots, runs the foundation script, clean console" \
-		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-basic-$k.console" \
+	series=$(ks_kernel_series "$k")
+	guest_suite "$k" basic "guest boots, runs the foundation script" "" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
-	python3 test/basic_test.py check "$LOGS/guest-basic-$k.console" \
-		>"$LOGS/basic-$k.result" 2>&1
-	sed "s/^/    [$k] /" "$LOGS/basic-$k.result"
-	add_counts "$LOGS/basic-$k.result"
-
-	script=$LOGS/trace-$k.sh
-	python3 test/trace_test.py gen "$script" "$(ks_kernel_series "$k")"
-	KS_TIMEOUT=600 run "$k: guest runs the _control script, clean console" \
-		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-trace-$k.console" \
+	guest_suite "$k" trace "guest runs the _control script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/sigpair" "out/$k/syscall_loop"
-	python3 test/trace_test.py check "$LOGS/guest-trace-$k.console" \
-		>"$LOGS/trace-$k.result" 2>&1
-	sed "s/^/    [$k] /" "$LOGS/trace-$k.result"
-	add_counts "$LOGS/trace-$k.result"
-
-	script=$LOGS/engine-$k.sh
-	python3 test/engine_test.py gen "$script" "$(ks_kernel_series "$k")"
-	KS_TIMEOUT=600 run "$k: guest runs the hook-engine script, clean console" \
-		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-engine-$k.console" \
+	guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
-	python3 test/engine_test.py check "$LOGS/guest-engine-$k.console" \
-		>"$LOGS/engine-$k.result" 2>&1
-	sed "s/^/    [$k] /" "$LOGS/engine-$k.result"
-	add_counts "$LOGS/engine-$k.result"
-
-	script=$LOGS/keys-$k.sh
-	python3 test/keys_test.py gen "$script" "$(ks_kernel_series "$k")"
-	KS_TIMEOUT=600 run "$k: guest runs the keyed-trace script, clean console" \
-		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-keys-$k.console" \
+	guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstask" "out/tools/kstats"
-	python3 test/keys_test.py check "$LOGS/guest-keys-$k.console" \
-		>"$LOGS/keys-$k.result" 2>&1
-	sed "s/^/    [$k] /" "$LOGS/keys-$k.result"
-	add_counts "$LOGS/keys-$k.result"
-
-	script=$LOGS/tool-$k.sh
-	python3 test/tool_test.py gen "$script"
-	run "$k: guest runs the kstats tool against live metrics, clean console" \
-		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-tool-$k.console" \
+	guest_suite "$k" tool "guest runs the kstats tool against live metrics" "" \
 		"out/$k/kstats.ko" "out/tools/kstats"
-	python3 test/tool_test.py check "$LOGS/guest-tool-$k.console" \
-		>"$LOGS/tool-$k.result" 2>&1
-	sed "s/^/    [$k] /" "$LOGS/tool-$k.result"
-	add_counts "$LOGS/tool-$k.result"
 
 	# import kstats in the Debian rootfs guest (python3): a real script.
 	bash test/python-guest.sh "$k" "$LOGS" >"$LOGS/python-$k.result" 2>&1

@@ -18,33 +18,8 @@ mkdir -p "$LOGS"
 PASSED=0
 FAILED=0
 
-# run NAME CMD...: one check, pass if CMD exits 0; its output goes to a log.
-run() {
-	local name=$1 log
-	shift
-	log=$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log
-	if "$@" >"$log" 2>&1; then
-		PASSED=$((PASSED + 1))
-		echo "PASS $name"
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL $name (log: $log)"
-		tail -n 30 "$log" | sed 's/^/    /'
-	fi
-}
-
-# add_counts LOG: add a checker's "X: N passed, M failed" line.
-add_counts() {
-	local line
-	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -1)
-	if [[ -z $line ]]; then
-		FAILED=$((FAILED + 1))
-		return
-	fi
-	set -- $line
-	PASSED=$((PASSED + $2))
-	FAILED=$((FAILED + $4))
-}
+# shellcheck source=../lib/suite.sh
+. test/lib/suite.sh
 
 finish() {
 	echo "aarch: $PASSED passed, $FAILED failed"
@@ -89,35 +64,12 @@ for kv in "${KERNELS[@]}"; do
 	run "$k: modules are arm64 with the stock kernel's vermagic" \
 		bash -c "modinfo -F vermagic out/$k/kstats.ko | grep -q '^$k SMP .*modversions aarch64'"
 
-	script=$LOGS/basic-$k.sh
-	python3 test/basic_test.py gen "$script"
-	run "$k: guest boots, runs the foundation script, clean console" \
-		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-basic-$k.console" \
+	guest_suite "$k" basic "guest boots, runs the foundation script" "" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
-	python3 test/basic_test.py check "$LOGS/guest-basic-$k.console" \
-		>"$LOGS/basic-$k.result" 2>&1
-	sed "s/^/    [$k] /" "$LOGS/basic-$k.result"
-	add_counts "$LOGS/basic-$k.result"
-
-	script=$LOGS/trace-$k.sh
-	python3 test/trace_test.py gen "$script" "$series" arm64
-	KS_TIMEOUT=600 run "$k: guest runs the _control script, clean console" \
-		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-trace-$k.console" \
+	guest_suite "$k" trace "guest runs the _control script" "$series arm64" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/sigpair" "out/$k/syscall_loop"
-	python3 test/trace_test.py check "$LOGS/guest-trace-$k.console" \
-		>"$LOGS/trace-$k.result" 2>&1
-	sed "s/^/    [$k] /" "$LOGS/trace-$k.result"
-	add_counts "$LOGS/trace-$k.result"
-
-	script=$LOGS/keys-$k.sh
-	python3 test/keys_test.py gen "$script" "$series" arm64
-	KS_TIMEOUT=600 run "$k: guest runs the keyed-trace script, clean console" \
-		bash test/lib/run-guest.sh "$k" "$script" "$LOGS/guest-keys-$k.console" \
+	guest_suite "$k" keys "guest runs the keyed-trace script" "$series arm64" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
-	python3 test/keys_test.py check "$LOGS/guest-keys-$k.console" \
-		>"$LOGS/keys-$k.result" 2>&1
-	sed "s/^/    [$k] /" "$LOGS/keys-$k.result"
-	add_counts "$LOGS/keys-$k.result"
 done
 finish
