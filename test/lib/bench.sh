@@ -1,0 +1,93 @@
+# shellcheck shell=bash
+# Sourced by the benchmarks (test/bench*.sh): the kernels to run, their
+# guests, and the machine-readable report that every figure goes to, one
+# line each, "KVER:NAME VALUE UNIT"; a figure taken over rounds also
+# gives NAME.min and NAME.max. test/bench.sh gathers its scripts' figures
+# in one report (KS_BENCH_REPORT) and prints it last; a script run alone
+# prints its own when it ends.
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$TOP" || exit 1
+# shellcheck source-path=SCRIPTDIR source=kernels.sh
+. test/lib/kernels.sh
+# For the scripts that source this file.
+# shellcheck disable=SC2034
+ROUNDS=${KS_BENCH_ROUNDS:-5}
+
+ks_bench_report_print() {
+	echo "== report: name value unit (TCG: only ratios mean anything)"
+	cat "$KS_BENCH_REPORT"
+}
+
+if [[ -z ${KS_BENCH_REPORT:-} ]]; then
+	KS_BENCH_REPORT=$(mktemp)
+	trap 'ks_bench_report_print; rm -f "$KS_BENCH_REPORT"' EXIT
+fi
+export KS_BENCH_REPORT
+
+# ks_bench_kernels [KVER...]: KERNELS=(the KVERs, or every reference
+# kernel), each built by test/build.sh unless the caller has built them
+# all (KS_BENCH_BUILT=1)
+ks_bench_kernels() {
+	local k
+	mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
+	[[ ${KS_BENCH_BUILT:-0} == 1 ]] && return 0
+	for k in "${KERNELS[@]}"; do
+		bash test/build.sh "$k" >/dev/null
+	done
+}
+
+# ks_bench_guest KVER NAME FILE... <SCRIPT: SCRIPT in a busybox guest of
+# KVER (test/lib/run-guest.sh, its KS_* knobs) with FILEs in /modules;
+# sets LOG to its console, out/bench-NAME-KVER.console. A failed guest
+# leaves its figures out; its verdict goes to stderr.
+ks_bench_guest() {
+	local k=$1 name=$2 script
+	shift 2
+	script=$(mktemp)
+	cat >"$script"
+	LOG=$TOP/out/bench-$name-$k.console
+	bash test/lib/run-guest.sh "$k" "$script" "$LOG" "$@" >&2 || true
+	rm -f "$script"
+}
+
+# ks_bench_values LOG TAG EXPR: for each line "@@TAG KEY VALUE KEY VALUE..."
+# of LOG, the awk expression EXPR over v["KEY"], one value a line
+ks_bench_values() {
+	grep -a "^@@$2 " "$1" | awk "{
+		split(\"\", v)
+		for (i = 2; i < NF; i += 2)
+			v[\$i] = \$(i + 1)
+		printf \"%.6g\\n\", $3
+	}"
+}
+
+# ks_bench_single KVER NAME VALUE UNIT: a figure of one value, in the report
+ks_bench_single() {
+	echo "$1:$2 $3 $4" >>"$KS_BENCH_REPORT"
+}
+
+# ks_bench_figure KVER NAME UNIT <VALUES: one figure over its rounds'
+# values, one a line: a line "NAME median UNIT min..max (rounds)" on
+# stdout, and NAME, NAME.min and NAME.max in the report
+ks_bench_figure() {
+	local k=$1 name=$2 unit=$3 rounds
+	mapfile -t rounds
+	if ((${#rounds[@]} == 0)); then
+		echo "$name: no rounds (see the guest's console)"
+		return 0
+	fi
+	printf '%s\n' "${rounds[@]}" | sort -g | awk -v k="$k" -v name="$name" -v unit="$unit" \
+		-v rounds="${rounds[*]}" -v report="$KS_BENCH_REPORT" '
+		{ v[NR] = $1 }
+		END {
+			med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			n = split(rounds, r, " ")
+			s = ""
+			for (i = 1; i <= n; i++)
+				s = s sprintf(" %.3g", r[i])
+			printf "%-36s %8.3g %-5s min..max %.3g..%.3g (rounds:%s)\n", name, med, unit, v[1], v[NR], s
+			printf "%s:%s %.4g %s\n", k, name, med, unit >> report
+			printf "%s:%s.min %.4g %s\n", k, name, v[1], unit >> report
+			printf "%s:%s.max %.4g %s\n", k, name, v[NR], unit >> report
+		}'
+}
