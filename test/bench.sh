@@ -14,8 +14,6 @@ cd "$TOP"
 bash test/lib/deps.sh >/dev/null
 
 N=${KS_BENCH_N:-20000}
-# kstats_record() calls per round of the record-cost line (16 rounds).
-RN=${KS_BENCH_RECORD_N:-200000}
 ROUNDS=${KS_BENCH_ROUNDS:-3}
 ARCH=${KS_ARCH:-x86_64}
 if [[ $ARCH == arm64 ]]; then
@@ -49,9 +47,6 @@ C=/sys/kernel/debug/kstats/_control
 T=/sys/kernel/debug/kstats_test_target
 S=/sys/kernel/debug/kstats_test_sched
 insmod /modules/kstats.ko && insmod /modules/kstats_test_target.ko && insmod /modules/kstats_test_sched.ko || exit 1
-insmod /modules/kstats_test_client.ko || exit 1
-TC=/sys/kernel/debug/kstats_test_client
-echo "new 3 rec" > \$TC
 bench() { echo "\$1 $N" > \$T; echo "@@BENCH \$2 \$(cat \$T)"; }
 # Start-table cost after many tasks: one pair trace, on kss_begin/kss_end,
 # sees 10,000 distinct tasks pass through; another, on kst_section_*,
@@ -67,8 +62,6 @@ echo "remove churned" > \$C
 echo "remove fresh" > \$C
 sysbench() { echo "@@BENCH \$1 \$(/modules/syscall_loop $N)"; }
 for r in \$(seq 1 $ROUNDS); do
-	# kstats_record() against its copy from before min/max, in the client.
-	echo "bench rec $RN" > \$TC && echo "@@RECORD \$(cat \$TC)"
 	bench bench null-untraced
 	for m in kretprobe $fprobe; do
 		echo "trace b start kst_target_null method \$m" > \$C
@@ -100,7 +93,6 @@ GUEST
 	log=$TOP/out/bench-$k.console
 	bash test/lib/run-guest.sh "$k" "$script" "$log" "out/$k/kstats.ko" \
 		"out/$k/kstats_test_target.ko" "out/$k/kstats_test_sched.ko" \
-		"out/$k/kstats_test_client.ko" \
 		"out/$k/syscall_loop" >/dev/null
 	rm -f "$script"
 	echo "== $k ($ARCH): $N calls per loop, $ROUNDS rounds; TCG figures: ratio to base (median of rounds)"
@@ -113,16 +105,6 @@ for l in open(sys.argv[1], errors="replace"):
     m = re.search(r"@@BENCH (\S+) \S+ (\d+) ns (\d+)", l)
     if m:
         t.setdefault(m.group(1), []).append(int(m.group(3)) / int(m.group(2)))
-# kstats_record() with min/max against the same loop before them.
-rec = [re.search(r"@@RECORD bench (\d+) new_ns (\d+) old_ns (\d+)", l)
-       for l in open(sys.argv[1], errors="replace")]
-rec = [(int(m.group(1)), int(m.group(2)), int(m.group(3))) for m in rec if m]
-if rec:
-    ratios = [n / o for _, n, o in rec]
-    print("%-20s %7.1f ns/call before min/max %6.1f ns/call now  ratio %5.2fx (rounds: %s)"
-          % ("record-cost", statistics.median(o / c for c, _, o in rec),
-             statistics.median(n / c for c, n, _ in rec),
-             statistics.median(ratios), " ".join("%.2f" % x for x in ratios)))
 for base in ("null", "pair", "getppid", "starttable", "keyed"):
     un = t.get(base + {"starttable": "-fresh", "keyed": "-none"}.get(base, "-untraced"))
     if not un:
@@ -169,3 +151,6 @@ done
 bash test/bench-table.sh "${KERNELS[@]}"
 bash test/bench-floor.sh "${KERNELS[@]}"
 bash test/bench-mem.sh "${KERNELS[@]}"
+# kstats_record() against its floor, its copy from before min/max, a cold
+# metric and every CPU at once.
+bash test/bench-record.sh "${KERNELS[@]}"

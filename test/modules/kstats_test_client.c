@@ -17,19 +17,35 @@
  *				HARD hrtimer records VALUE every 100 us
  *	unload			stop them; a read then gives
  *				"load task N timer M", the records made
- *	bench NAME N		N kstats_record() calls against N calls of a
- *				copy of kstats_record() before min/max, in 16
- *				alternating rounds; a read then gives
- *				"bench N new_ns X old_ns Y", fastest rounds
- * Reading the file returns the result of the last load or bench.
+ *	bench NAME N		N calls of each record case in 16 alternating
+ *				rounds: floor (this_cpu_inc()), atomic
+ *				(atomic64_inc() on one counter), hot
+ *				(kstats_record() on NAME), old (a copy of
+ *				kstats_record() before min/max), hot1000 and
+ *				cold (the same strided loop over 1,000 keys:
+ *				all NAME, or 1,000 metrics tc_cold_*, made once
+ *				and kept until unload); a read then gives
+ *				"bench N floor_ns A atomic_ns B hot_ns C
+ *				old_ns D hot1000_ns E cold_ns F", fastest rounds
+ *	cpus NAME N		N kstats_record() calls on NAME, then N
+ *				atomic64_inc() on one counter, by one thread
+ *				on the first online CPU and by one thread on
+ *				each online CPU at once, in 4 alternating
+ *				rounds; a read then gives "cpus K n N one_ns A
+ *				all_ns B atomic_one_ns C atomic_all_ns D", the
+ *				threads' mean time, fastest rounds
+ * Reading the file returns the result of the last load, bench or cpus.
  */
+#include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/kernel.h>
 #include <linux/kstats.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -50,7 +66,7 @@ struct tc_key {
 static struct tc_key tc_keys[TC_MAX_KEYS];
 static DEFINE_MUTEX(tc_lock);
 static struct dentry *tc_file;
-static char tc_result[128];
+static char tc_result[256];
 
 struct tc_batch {
 	struct kstats *ks;
@@ -298,39 +314,270 @@ __attribute__((__noipa__)) tc_old_record(struct tc_old_hist *ks, u64 value)
 	preempt_enable_notrace();
 }
 
-/*
- * Alternating rounds of n calls; each side's fastest round counts, the
- * one least disturbed by the host descheduling the vCPU.
- */
-static noinline int __aligned(PAGE_SIZE) __section(".text.tc_bench")
-tc_bench(struct kstats *ks, u64 n)
+/* The floor: the least a record can do, one per-CPU increment. */
+static noinline void notrace __aligned(PAGE_SIZE) __section(".text.tc_floor")
+__attribute__((__noipa__)) tc_floor_record(u64 __percpu *counter, u64 value)
 {
-	struct tc_old_hist old = { .frac_bits = 3, .active = true };
-	u64 i, t0, t, new_ns = U64_MAX, old_ns = U64_MAX;
-	int round;
+	this_cpu_inc(*counter);
+}
 
-	old.n_slots = ((64 - old.frac_bits + 1) << old.frac_bits) + 1;
-	old.slots = __alloc_percpu(old.n_slots * sizeof(struct tc_old_slot),
-				   __alignof__(struct tc_old_slot));
-	if (!old.slots)
+/* One counter shared by every CPU, as a plain global statistic would be. */
+static noinline void notrace __aligned(PAGE_SIZE) __section(".text.tc_atomic")
+__attribute__((__noipa__)) tc_atomic_record(atomic64_t *counter, u64 value)
+{
+	atomic64_inc(counter);
+}
+
+/* Metrics of the cold case: created by the first bench, kept until exit. */
+#define TC_COLD_KEYS	1000
+/* Coprime to TC_COLD_KEYS: consecutive calls visit every metric in turn. */
+#define TC_COLD_STRIDE	617
+
+static struct kstats *tc_cold[TC_COLD_KEYS];	/* under tc_lock */
+
+enum tc_case {
+	TC_FLOOR,	/* tc_floor_record() */
+	TC_ATOMIC,	/* tc_atomic_record() */
+	TC_HOT,		/* kstats_record() on one key */
+	TC_OLD,		/* tc_old_record() */
+	TC_HOT1000,	/* kstats_record() through the cold loop, every key the hot one */
+	TC_COLD,	/* kstats_record() on TC_COLD_KEYS metrics in strided order */
+	TC_CASES
+};
+
+static const char * const tc_case_name[TC_CASES] = {
+	"floor", "atomic", "hot", "old", "hot1000", "cold",
+};
+
+struct tc_bench {
+	u64 __percpu *floor;
+	atomic64_t atomic;
+	struct kstats *hot;
+	struct tc_old_hist old;
+	struct kstats *hot1000[TC_COLD_KEYS];
+};
+
+/*
+ * n calls of one case, in ns. Each callee sits on a page of its own, so
+ * every case pays the same unchained call as one into kstats.ko (see
+ * tc_old_record()). Values spread over a few slots, as real durations do.
+ */
+static noinline u64 __aligned(PAGE_SIZE) __section(".text.tc_bench")
+tc_bench_loop(struct tc_bench *b, enum tc_case c, u64 n)
+{
+	struct kstats **keys = c == TC_COLD ? tc_cold : b->hot1000;
+	u64 __percpu *floor = b->floor;
+	struct kstats *hot = b->hot;
+	u64 i, t0 = ktime_get_ns();
+
+	/* A direct call in each loop: an indirect one takes a retpoline. */
+	switch (c) {
+	case TC_FLOOR:
+		for (i = 0; i < n; i++)
+			tc_floor_record(floor, 1000 + (i & 1023));
+		break;
+	case TC_ATOMIC:
+		for (i = 0; i < n; i++)
+			tc_atomic_record(&b->atomic, 1000 + (i & 1023));
+		break;
+	case TC_HOT:
+		for (i = 0; i < n; i++)
+			kstats_record(hot, 1000 + (i & 1023));
+		break;
+	case TC_OLD:
+		for (i = 0; i < n; i++)
+			tc_old_record(&b->old, 1000 + (i & 1023));
+		break;
+	default:
+		for (i = 0; i < n; i++)
+			kstats_record(keys[i * TC_COLD_STRIDE % TC_COLD_KEYS],
+				      1000 + (i & 1023));
+		break;
+	}
+	return ktime_get_ns() - t0;
+}
+
+static void tc_bench_free(struct tc_bench *b)
+{
+	free_percpu(b->old.slots);
+	free_percpu(b->floor);
+	kfree(b);
+}
+
+/* The cases' state, recording into @ks; tc_lock held for the cold keys. */
+static struct tc_bench *tc_bench_alloc(struct kstats *ks)
+{
+	struct tc_bench *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	char name[32];
+	int i;
+
+	if (!b)
+		return NULL;
+	b->hot = ks;
+	for (i = 0; i < TC_COLD_KEYS; i++)
+		b->hot1000[i] = ks;
+	b->old.frac_bits = 3;
+	b->old.active = true;
+	b->old.n_slots = ((64 - b->old.frac_bits + 1) << b->old.frac_bits) + 1;
+	b->old.slots = __alloc_percpu(b->old.n_slots * sizeof(struct tc_old_slot),
+				      __alignof__(struct tc_old_slot));
+	b->floor = alloc_percpu(u64);
+	for (i = 0; i < TC_COLD_KEYS && b->old.slots && b->floor; i++) {
+		if (tc_cold[i])
+			continue;
+		snprintf(name, sizeof(name), "tc_cold_%d", i);
+		tc_cold[i] = kstats_new(name, 3);
+		if (!tc_cold[i])
+			break;
+	}
+	if (i < TC_COLD_KEYS) {
+		tc_bench_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/*
+ * Alternating rounds of n calls of each case; each case's fastest round
+ * counts, the one least disturbed by the host descheduling the vCPU.
+ */
+static int tc_bench(struct kstats *ks, u64 n)
+{
+	u64 best[TC_CASES];
+	struct tc_bench *b;
+	int round, c, len;
+
+	b = tc_bench_alloc(ks);
+	if (!b)
 		return -ENOMEM;
-	/* Values spread over a few slots, as real durations are. */
+	for (c = 0; c < TC_CASES; c++)
+		best[c] = U64_MAX;
 	for (round = 0; round < 16; round++) {
-		t0 = ktime_get_ns();
-		for (i = 0; i < n; i++)
-			kstats_record(ks, 1000 + (i & 1023));
-		t = ktime_get_ns() - t0;
-		new_ns = min(new_ns, t);
-		t0 = ktime_get_ns();
-		for (i = 0; i < n; i++)
-			tc_old_record(&old, 1000 + (i & 1023));
-		t = ktime_get_ns() - t0;
-		old_ns = min(old_ns, t);
+		for (c = 0; c < TC_CASES; c++)
+			best[c] = min(best[c], tc_bench_loop(b, c, n));
 		cond_resched();
 	}
-	free_percpu(old.slots);
-	snprintf(tc_result, sizeof(tc_result), "bench %llu new_ns %llu old_ns %llu\n",
-		 n, new_ns, old_ns);
+	tc_bench_free(b);
+	len = scnprintf(tc_result, sizeof(tc_result), "bench %llu", n);
+	for (c = 0; c < TC_CASES; c++)
+		len += scnprintf(tc_result + len, sizeof(tc_result) - len,
+				 " %s_ns %llu", tc_case_name[c], best[c]);
+	scnprintf(tc_result + len, sizeof(tc_result) - len, "\n");
+	return 0;
+}
+
+/* ------------------------------------------ every CPU recording at once */
+
+struct tc_par {
+	struct tc_bench *b;
+	enum tc_case c;
+	u64 n;
+	struct completion go;	/* all threads are created and woken */
+	atomic_t left;
+	struct completion done;
+};
+
+struct tc_par_thread {
+	struct tc_par *p;
+	struct task_struct *task;
+	u64 ns;
+};
+
+static int tc_par_fn(void *arg)
+{
+	struct tc_par_thread *t = arg;
+	struct tc_par *p = t->p;
+
+	wait_for_completion(&p->go);
+	t->ns = tc_bench_loop(p->b, p->c, p->n);
+	if (atomic_dec_and_test(&p->left))
+		complete(&p->done);
+	return 0;
+}
+
+/*
+ * One thread bound to each CPU of @cpus makes n calls of case @c, all
+ * released at once; *@ns is set to the threads' mean time.
+ */
+static int tc_par_run(struct tc_bench *b, enum tc_case c, u64 n,
+		      const struct cpumask *cpus, u64 *ns)
+{
+	struct tc_par p = { .b = b, .c = c, .n = n };
+	struct tc_par_thread *t;
+	unsigned int cpu, threads = 0;
+	u64 sum = 0;
+	bool failed = false;
+
+	t = kcalloc(nr_cpu_ids, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	init_completion(&p.go);
+	init_completion(&p.done);
+	for_each_cpu(cpu, cpus) {
+		t[cpu].p = &p;
+		t[cpu].task = kthread_create_on_cpu(tc_par_fn, &t[cpu], cpu,
+						    "kstats_tc_par/%u");
+		if (IS_ERR(t[cpu].task)) {
+			t[cpu].task = NULL;
+			failed = true;
+			break;
+		}
+		get_task_struct(t[cpu].task);
+		threads++;
+	}
+	if (!failed && threads) {
+		atomic_set(&p.left, threads);
+		for_each_cpu(cpu, cpus)
+			wake_up_process(t[cpu].task);
+		complete_all(&p.go);
+		wait_for_completion(&p.done);
+	}
+	/* After a failure, threads never woken exit without tc_par_fn(). */
+	for_each_cpu(cpu, cpus) {
+		if (!t[cpu].task)
+			continue;
+		kthread_stop(t[cpu].task);
+		put_task_struct(t[cpu].task);
+		sum += t[cpu].ns;
+	}
+	kfree(t);
+	if (failed || !threads)
+		return -ENOMEM;
+	*ns = div_u64(sum, threads);
+	return 0;
+}
+
+/*
+ * kstats_record() on one key and the shared atomic, by one thread on
+ * one CPU and by a thread on every online CPU at once, in 4 alternating
+ * rounds; fastest rounds, as tc_bench().
+ */
+static int tc_cpus(struct kstats *ks, u64 n)
+{
+	const struct cpumask *cpus[2] = {
+		cpumask_of(cpumask_first(cpu_online_mask)), cpu_online_mask
+	};
+	u64 best[4] = { U64_MAX, U64_MAX, U64_MAX, U64_MAX }, ns = 0;
+	static const enum tc_case cases[2] = { TC_HOT, TC_ATOMIC };
+	struct tc_bench *b;
+	int round, i, err = 0;
+
+	b = tc_bench_alloc(ks);
+	if (!b)
+		return -ENOMEM;
+	for (round = 0; round < 4 && !err; round++) {
+		for (i = 0; i < 4 && !err; i++) {
+			err = tc_par_run(b, cases[i / 2], n, cpus[i & 1], &ns);
+			if (!err)
+				best[i] = min(best[i], ns);
+		}
+	}
+	tc_bench_free(b);
+	if (err)
+		return err;
+	snprintf(tc_result, sizeof(tc_result),
+		 "cpus %u n %llu one_ns %llu all_ns %llu atomic_one_ns %llu atomic_all_ns %llu\n",
+		 num_online_cpus(), n, best[0], best[1], best[2], best[3]);
 	return 0;
 }
 
@@ -414,10 +661,13 @@ static int tc_run(char *line)
 		mutex_unlock(&tc_lock);
 		return err;
 	}
-	if (key && !strcmp(argv[0], "bench") && argc == 3) {
+	if (key && (!strcmp(argv[0], "bench") || !strcmp(argv[0], "cpus")) &&
+	    argc == 3) {
 		err = kstrtou64(argv[2], 0, &b.n);
-		if (!err)
+		if (!err && !strcmp(argv[0], "bench"))
 			err = tc_bench(key->ks, b.n);
+		else if (!err)
+			err = tc_cpus(key->ks, b.n);
 		mutex_unlock(&tc_lock);
 		return err;
 	}
@@ -502,6 +752,8 @@ static void __exit tc_exit(void)
 	mutex_unlock(&tc_lock);
 	for (i = 0; i < TC_MAX_KEYS; i++)
 		kstats_delete(tc_keys[i].ks);
+	for (i = 0; i < TC_COLD_KEYS; i++)
+		kstats_delete(tc_cold[i]);
 }
 
 module_init(tc_init);
