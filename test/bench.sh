@@ -2,15 +2,19 @@
 # Cost of each tracing method, measured in one QEMU guest run per kernel,
 # as the ratio of a traced loop's time to the same loop untraced, taken
 # side by side in rounds. TCG emulates the CPU, so only the ratios mean
-# anything; absolute times do not carry over to real hardware.
+# anything; absolute times do not carry over to real hardware. Then the
+# other benchmarks: test/bench-table.sh, bench-floor.sh, bench-mem.sh,
+# bench-record.sh (record cost), bench-read.sh (node read cost by CPU
+# count) and bench-pingpong.sh (start table under a run-queue trace).
+# The run ends with the report of every figure, one a line, "KVER:NAME
+# VALUE UNIT" (figures over rounds: the median, and NAME.min, NAME.max),
+# after the human lines (test/lib/bench.sh).
 # Usage: test/bench.sh [KVER...]   (default: every reference kernel)
 #        KS_ARCH=arm64 test/bench.sh [KVER...]   Debian's arm64 kernels in
 #        qemu-system-aarch64 (see test/arm64/run.sh)
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-cd "$TOP"
-# shellcheck source=lib/kernels.sh
-. test/lib/kernels.sh
+# shellcheck source=lib/bench.sh
+. "$(dirname "$0")/lib/bench.sh"
 bash test/lib/deps.sh >/dev/null
 
 N=${KS_BENCH_N:-20000}
@@ -98,13 +102,14 @@ GUEST
 	echo "== $k ($ARCH): $N calls per loop, $ROUNDS rounds; TCG figures: ratio to base (median of rounds)"
 	echo "   base: the untraced loop; for starttable-churned, the fresh trace;"
 	echo "   for keyed-kstack and keyed-comm, the same trace without a key (keyed-none)"
-	python3 - "$log" <<'PY'
+	python3 - "$log" "$k" "$KS_BENCH_REPORT" <<'PY'
 import re, statistics, sys
 t = {}
 for l in open(sys.argv[1], errors="replace"):
     m = re.search(r"@@BENCH (\S+) \S+ (\d+) ns (\d+)", l)
     if m:
         t.setdefault(m.group(1), []).append(int(m.group(3)) / int(m.group(2)))
+report = open(sys.argv[3], "a")
 for base in ("null", "pair", "getppid", "starttable", "keyed"):
     un = t.get(base + {"starttable": "-fresh", "keyed": "-none"}.get(base, "-untraced"))
     if not un:
@@ -115,6 +120,9 @@ for base in ("null", "pair", "getppid", "starttable", "keyed"):
             print("%-20s %7.1f ns/call base %8.1f ns/call  ratio %5.1fx (rounds: %s)"
                   % (name, statistics.median(un), statistics.median(v),
                      statistics.median(ratios), " ".join("%.1f" % x for x in ratios)))
+            for suffix, x in (("", statistics.median(ratios)), (".min", min(ratios)),
+                              (".max", max(ratios))):
+                print("%s:%s%s %.4g ratio" % (sys.argv[2], name, suffix, x), file=report)
 PY
 
 	# Memory and read cost of one trace with many possible CPUs: QEMU's
@@ -142,15 +150,49 @@ GUEST
 		KS_SMP=$smp bash test/lib/run-guest.sh "$k" "$script" "$log" \
 			"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" >/dev/null || true
 		rm -f "$script"
-		grep -a '^@@BIG' "$log" | awk '{printf "trace-memory possible=%s Percpu +%s KiB, listed %d KiB, one node read %.1f ms\n", $3, $5, $7 / 1024, ($10 - $9) * 1000 / 50}'
+		grep -a '^@@BIG' "$log" | awk -v name="$k:trace_memory.smp_${smp//[^0-9a-z]/_}" \
+			-v report="$KS_BENCH_REPORT" '{
+			printf "trace-memory possible=%s Percpu +%s KiB, listed %d KiB, one node read %.1f ms\n", $3, $5, $7 / 1024, ($10 - $9) * 1000 / 50
+			split($3, r, "-")
+			printf "%s.possible %d cpus\n", name, r[2] == "" ? 1 : r[2] + 1 >> report
+			printf "%s.percpu %d KiB\n%s.listed %d KiB\n", name, $5, name, $7 / 1024 >> report
+			printf "%s.read %.1f ms\n", name, ($10 - $9) * 1000 / 50 >> report }'
 	done
 done
 
+# The figure lines of test/bench-table.sh, bench-floor.sh and bench-mem.sh
+# (the formats their headers give) in the report's form.
+ks_bench_import() {
+	awk '$1 ~ /^(table|floor|kstats)$/ && $5 ~ /^-?[0-9.]+$/ {
+		name = $2 ":" ($1 == "kstats" ? "floor.kstats" : $1) "." $3 "." $4
+		unit = $6 == "x" ? "ratio" : "share"
+		print name, $5, unit
+		if (match($0, /\(rounds: [^)]*\)/)) {
+			n = split(substr($0, RSTART + 9, RLENGTH - 10), r, " ")
+			lo = hi = r[1]
+			for (i = 2; i <= n; i++) {
+				if (r[i] + 0 < lo + 0) lo = r[i]
+				if (r[i] + 0 > hi + 0) hi = r[i]
+			}
+			print name ".min", lo, unit
+			print name ".max", hi, unit
+		}
+	}
+	$1 == "memory" && $4 ~ /^[0-9]+$/ { print $2 ":memory.frac_bits" $4 "." $5, $6, $7 }'
+}
+
 # The seed's table for getpid() on a Debian rootfs guest (bpftrace, ftrace
-# kprobe event against kstats by method), then memory per metric per CPU.
-bash test/bench-table.sh "${KERNELS[@]}"
-bash test/bench-floor.sh "${KERNELS[@]}"
-bash test/bench-mem.sh "${KERNELS[@]}"
-# kstats_record() against its floor, its copy from before min/max, a cold
-# metric and every CPU at once.
-bash test/bench-record.sh "${KERNELS[@]}"
+# kprobe event against kstats by method), the hook floor, then memory per
+# metric per CPU.
+lines=$(mktemp)
+for b in table floor mem; do
+	bash "test/bench-$b.sh" "${KERNELS[@]}" | tee "$lines"
+	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"
+done
+rm -f "$lines"
+# Record cost, node read cost by CPU count, the start table under load:
+# these write their figures to the report themselves. The scripts above
+# have just built every kernel.
+for b in record read pingpong; do
+	KS_BENCH_BUILT=1 bash "test/bench-$b.sh" "${KERNELS[@]}"
+done
