@@ -25,6 +25,8 @@ PAIRS = [("11", 3), ("12", 5), ("21", 7), ("22", 9)]
 SLOW_US = [20000, 30000, 40000, 50000]
 # Run-queue latency keyed by comm: (comm, sleeps, us).
 SLEEPERS = [("kswA", 30, 2000), ("kswB", 60, 1000)]
+# Switch-ins of a sleeper outside the window its own counters cover.
+SLACK = 10
 BAD_LINES = [
     ("key bogus", "key 'bogus'"),
     ("key kstack:0", "depth must be 1..32"),
@@ -383,8 +385,9 @@ def check(logpath):
         r.check(any(l.startswith("[other] ") for l in fl), "other flame: an [other] line", str(fl))
 
     # Run-queue latency keyed by comm: each sleeper's row counts its own
-    # switch-ins: at least one per voluntary switch (a sleep), at most
-    # all its switches, plus its first and last.
+    # switch-ins: at least one per voluntary switch it counted around its
+    # sleeps, at most all of those plus the few outside that window (the
+    # status reads, the printf to the console, the exit): SLACK.
     st = steps["runq-comm"]
     node = key_nodes(st).get("rc", [None])[0]
     tasks = {l.split()[1]: l.split() for l in st if l.startswith("@@TASK ")}
@@ -399,9 +402,9 @@ def check(logpath):
         got = rows[0]["count"]
         # A sleep whose timer fires before the task blocks makes no
         # switch (TCG is slow enough for that): most of them block.
-        r.check(nv >= sleeps // 2 and nv <= got <= nv + niv + 3,
-                "runq by comm: %s has %d samples, within its switches [%d, %d + %d + 3]"
-                % (comm, got, nv, nv, niv))
+        r.check(nv >= sleeps // 2 and nv <= got <= nv + niv + SLACK,
+                "runq by comm: %s has %d samples, within its switches [%d, %d + %d + %d]"
+                % (comm, got, nv, nv, niv, SLACK))
     r.check(missed_of(listings(st).get("runq", []), "rc") == 0, "runq by comm: nothing missed")
 
     # slowest 4: the four large calls, by the task that made them.
@@ -472,9 +475,9 @@ def check(logpath):
         nv, niv = int(w[0][w[0].index("nvcsw") + 1]), int(w[0][w[0].index("nivcsw") + 1])
         got = sum(x["count"] for x in kq["rows"]) + kq["other"]["count"]
         r.check(len(kq["rows"]) == 1 and kq["rows"][0]["parts"].get("comm") == "kswF" and
-                nv <= got <= nv + niv + 3,
-                "filter comm on run-queue latency: only kswF's waits (%d in [%d, %d+%d+3])"
-                % (got, nv, nv, niv), str(kq["rows"]))
+                nv <= got <= nv + niv + SLACK,
+                "filter comm on run-queue latency: only kswF's waits (%d in [%d, %d+%d+%d])"
+                % (got, nv, nv, niv, SLACK), str(kq["rows"]))
     r.check(missed_of(ls.get("frq", []), "frq") == 0, "filter on run-queue latency: nothing missed")
 
     # Bad lines: EINVAL, the reason in dmesg, nothing left behind.
