@@ -388,9 +388,30 @@ class Results:
             print("FAIL: %s %s" % (what, detail))
 
 
+# A kernel message that cut a line of the script's output: the serial
+# console prints it where the script's line stood, and the rest of that
+# line follows the message's newline.
+_CUT_BY_PRINTK = re.compile(r"^([^\[].*?)(\[ *\d+\.\d+\] .*)$")
+
+
+def deinterleave(lines):
+    """@lines with each kernel message that cut a line of the script's
+    output moved before that line, and the line made whole again."""
+    out, i = [], 0
+    while i < len(lines):
+        m = _CUT_BY_PRINTK.match(lines[i])
+        if m and i + 1 < len(lines):
+            out += [m.group(2), m.group(1) + lines[i + 1]]
+            i += 2
+        else:
+            out.append(lines[i])
+            i += 1
+    return out
+
+
 def parse(log):
     """The console's lines, and the lines of each '@@STEP name'."""
-    lines = [l.rstrip("\r") for l in log.split("\n")]
+    lines = deinterleave([l.rstrip("\r") for l in log.split("\n")])
     steps, cur = {}, None
     for l in lines:
         m = re.search(r"@@STEP (\S+)", l)
