@@ -177,20 +177,27 @@ static void notrace ks_record_span(struct ks_trace *t, struct task_struct *task,
 			       now - start, now);
 }
 
-/* The stack for key kstack (@part) or end-kstack, if the key has it. */
+/*
+ * The stack for key kstack (@part) or end-kstack, if the key has it, cut
+ * at @at with the probed function's return address @ret (see ks_anchor).
+ */
 static u32 notrace ks_stack(struct ks_trace *t, enum ks_key_part part,
-			    const struct ks_anchor *anchor)
+			    const struct ks_anchor *at, unsigned long ret)
 {
+	struct ks_anchor anchor;
+
 	if (!ks_keys_has(t->keys, part))
 		return 0;
-	return ks_keys_stack(t->keys, part, anchor);
+	anchor = *at;
+	anchor.ret = ret;
+	return ks_keys_stack(t->keys, part, &anchor);
 }
 
 static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
 				 u64 now, const struct ks_anchor *anchor,
-				 bool replace)
+				 unsigned long ret, bool replace)
 {
-	u32 stack = ks_stack(t, KS_KEY_KSTACK, anchor);
+	u32 stack = ks_stack(t, KS_KEY_KSTACK, anchor, ret);
 
 	if (!ks_starts_put(t->starts, task, now, stack, replace))
 		ks_lost(t, &t->table_full);
@@ -203,7 +210,6 @@ static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
 static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 				   unsigned long ret)
 {
-	struct ks_anchor anchor = t->anchor[1];
 	u8 *busy;
 	u64 now, start;
 	u32 stack;
@@ -220,10 +226,9 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 		return;
 	}
 	now = ks_now();
-	anchor.ret = ret;
 	if (ks_starts_take(t->starts, task, &start, &stack))
 		ks_record_span(t, task, start, now, stack,
-			       ks_stack(t, KS_KEY_END_KSTACK, &anchor));
+			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
 	/* With a cpu filter, a missing start may be one it left out. */
 	else if (!(t->req.filter.has & KS_FILTER_CPU))
 		atomic_long_inc(&t->no_start);
@@ -235,7 +240,6 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 static void notrace ks_section_start(struct ks_trace *t, struct task_struct *task,
 				     unsigned long ret)
 {
-	struct ks_anchor anchor = t->anchor[0];
 	u8 *busy;
 	u64 now;
 
@@ -249,8 +253,7 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 	}
 	now = ks_now();
 	ks_gap_begin(t, now);
-	anchor.ret = ret;
-	ks_put_start(t, task, now, &anchor, true);
+	ks_put_start(t, task, now, &t->anchor[0], ret, true);
 	ks_leave(busy);
 }
 
@@ -285,9 +288,11 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 		return false;
 	}
 	call->ts = ks_now();
-	ks_anchor_function(&anchor, func);
-	anchor.ret = ret;
-	call->stack = ks_stack(t, KS_KEY_KSTACK, &anchor);
+	call->stack = 0;
+	if (ks_keys_has(t->keys, KS_KEY_KSTACK)) {
+		ks_anchor_function(&anchor, func);
+		call->stack = ks_stack(t, KS_KEY_KSTACK, &anchor, ret);
+	}
 	ks_gap_begin(t, call->ts);
 	ks_leave(busy);
 	return true;
@@ -403,7 +408,7 @@ static void notrace ks_runq_wakeup(struct ks_trace *t, struct task_struct *p,
 	}
 	now = ks_now();
 	ks_gap_begin(t, now);
-	ks_put_start(t, p, now, anchor, replace);
+	ks_put_start(t, p, now, anchor, 0, replace);
 	ks_leave(busy);
 }
 
@@ -463,13 +468,13 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	    ks_starts_take(t->starts, next, &start, &stack) &&
 	    ks_filter_cpu(f)) {
 		ks_record_span(t, next, start, now, stack,
-			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1]));
+			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], 0));
 		ks_gap_end(t, now);
 	}
 	if (is_idle_task(prev) || !ks_filter_task(f, prev))
 		;
 	else if (preempt || task_is_running(prev))
-		ks_put_start(t, prev, now, &t->anchor[1], true);
+		ks_put_start(t, prev, now, &t->anchor[1], 0, true);
 	else
 		ks_starts_drop(t->starts, prev);
 	ks_leave(busy);
