@@ -2,10 +2,12 @@
 /*
  * Run-queue latency scenarios, all on CPU 1:
  *
- * rqlat selfwake MS: wakes itself while running (kstats_test_sched's
- *   "selfwake"), runs MS ms, then wakes a CPU-bound child on its CPU and
- *   runs on for MS/4 ms, so it is preempted. Prints
- *   "@@SELFWAKE run_ns T": how long it ran after waking itself.
+ * rqlat selfwake MS: names itself "kstSW", wakes itself while running
+ *   (kstats_test_sched's "selfwake"), runs MS ms, then wakes a CPU-bound
+ *   child on its CPU and runs on for MS/4 ms, so it is preempted. Prints
+ *   "@@SELFWAKE run_ns T run_delay D": how long it ran after waking
+ *   itself, and how long in all it waited on a run queue as kstSW
+ *   (/proc/self/schedstat, which also counts its waits before the name).
  * rqlat pair MS [N]: N (default 2) CPU-bound children share the CPU for
  *   MS ms. Each prints "@@PAIR pid P pcount N run_delay NS" from
  *   /proc/self/schedstat: how often it was switched in, and how long it
@@ -14,6 +16,7 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,10 +52,25 @@ static void spin_ms(long ms)
 		;
 }
 
+/* Time waited on a run queue (ns) and switch-ins, from the scheduler. */
+static void read_schedstat(unsigned long long *delay,
+			   unsigned long long *pcount)
+{
+	unsigned long long run;
+	FILE *f = fopen("/proc/self/schedstat", "r");
+
+	if (!f || fscanf(f, "%llu %llu %llu", &run, delay, pcount) != 3) {
+		perror("/proc/self/schedstat");
+		_exit(2);
+	}
+	fclose(f);
+}
+
 static int selfwake(long ms)
 {
 	int go[2];
 	pid_t child;
+	unsigned long long delay, pcount;
 	long long t0, ran;
 	char c = 0;
 	FILE *f;
@@ -68,6 +86,9 @@ static int selfwake(long ms)
 		for (;;)
 			;
 	}
+	/* After the fork: the child keeps the old name, out of the trace. */
+	if (prctl(PR_SET_NAME, "kstSW"))
+		return 2;
 	usleep(100000);
 	f = fopen("/sys/kernel/debug/kstats_test_sched", "w");
 	if (!f || fputs("selfwake", f) < 0 || fclose(f)) {
@@ -82,20 +103,19 @@ static int selfwake(long ms)
 	spin_ms(ms / 4);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	printf("@@SELFWAKE run_ns %lld\n", ran);
+	/* Out of the trace first: any wait after the read is in neither. */
+	if (prctl(PR_SET_NAME, "rqlat"))
+		return 2;
+	read_schedstat(&delay, &pcount);
+	printf("@@SELFWAKE run_ns %lld run_delay %llu\n", ran, delay);
 	return 0;
 }
 
 static void report_schedstat(void)
 {
-	unsigned long long run, delay, pcount;
-	FILE *f = fopen("/proc/self/schedstat", "r");
+	unsigned long long delay, pcount;
 
-	if (!f || fscanf(f, "%llu %llu %llu", &run, &delay, &pcount) != 3) {
-		perror("/proc/self/schedstat");
-		_exit(2);
-	}
-	fclose(f);
+	read_schedstat(&delay, &pcount);
 	printf("@@PAIR pid %d pcount %llu run_delay %llu\n", getpid(), pcount,
 	       delay);
 	fflush(stdout);
