@@ -2,11 +2,14 @@
 # The floor of each hook and kstats' own share, on getpid(): per round, the
 # caller-measured cost of a getpid() call (test/progs/getpid_p90: mean from
 # the round's total, and p90) untraced, with an empty-handler hook of each
-# method (test/bench-floor/kstats_bench_floor.ko: kretprobe entry+return,
-# fprobe entry+exit, kprobe entry), and with a kstats trace of the same
-# method (kprobe: no kstats figure, kstats' kprobe method needs an end
-# function). hook = floor - base, kstats_own = kstats - floor, share =
-# kstats_own / hook; medians of ROUNDS rounds. One busybox guest per kernel.
+# method (test/bench-floor/kstats_bench_floor.ko), and with a kstats trace
+# of the same method:
+#   kretprobe, fprobe  entry and return of the syscall's function
+#   kprobe             a pair: the syscall's function to __task_pid_nr_ns(),
+#                      which getpid() calls
+#   tracepoint         a pair: raw_syscalls sys_enter to sys_exit
+# hook = floor - base, kstats_own = kstats - floor, share = kstats_own /
+# hook; medians of ROUNDS rounds. One busybox guest per kernel.
 # Usage: test/bench-floor.sh [KVER...]
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,20 +25,25 @@ for k in "${KERNELS[@]}"; do
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp test/bench-floor/kstats_bench_floor.c test/bench-floor/Kbuild "$mod/"
 	make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >/dev/null 2>&1
-	methods="kretprobe kprobe"
-	[[ $(ks_kernel_series "$k") == 6.12 ]] && methods="kretprobe fprobe kprobe"
+	methods="kretprobe kprobe tracepoint"
+	[[ $(ks_kernel_series "$k") == 6.12 ]] && methods="kretprobe fprobe kprobe tracepoint"
 	script=$(mktemp)
 	cat >"$script" <<GUEST
 C=/sys/kernel/debug/kstats/_control
 F=__x64_sys_getpid
+E=__task_pid_nr_ns
 insmod /modules/kstats.ko || exit 1
 t() { echo "@@F \$1 \$(/modules/getpid_p90 $N)"; }
 for r in \$(seq 1 $ROUNDS); do
 	for m in $methods; do
 		t base-\$m
-		insmod /modules/kstats_bench_floor.ko method=\$m sym=\$F && { t floor-\$m; rmmod kstats_bench_floor; }
-		[ \$m = kprobe ] && continue
-		echo "trace b start \$F method \$m" > \$C && { t kstats-\$m; echo "remove b" > \$C; }
+		insmod /modules/kstats_bench_floor.ko method=\$m sym=\$F end=\$E && { t floor-\$m; rmmod kstats_bench_floor; }
+		case \$m in
+		kprobe) tr="start \$F end \$E" ;;
+		tracepoint) tr="start __tracepoint_sys_enter end __tracepoint_sys_exit" ;;
+		*) tr="start \$F method \$m" ;;
+		esac
+		echo "trace b \$tr" > \$C && { t kstats-\$m; echo "@@N \$m \$(grep -a '^# samples' /sys/kernel/debug/kstats/b)"; echo "remove b" > \$C; }
 	done
 done
 GUEST
