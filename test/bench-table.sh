@@ -1,14 +1,16 @@
 #!/bin/bash
-# The seed's overhead table for getpid(), redone: the caller-measured p50/p90
-# of one getpid() call (test/progs/getpid_p90) untraced, traced by kstats
+# The seed's overhead table, redone for getpid() and for a module function:
+# the caller-measured p50/p90 of one getpid() call (test/progs/getpid_p90),
+# and of one call of kstats_test_target's kst_target_null() (its "timed"
+# command: back to back, and about 100 calls a second), untraced, traced by kstats
 # with each method the kernel offers, by bpftrace kprobe/kretprobe + hist(),
 # by bpftrace kfunc/kretfunc + hist(), and by a bare ftrace kprobe event.
 # One rootfs guest (test/lib/rootfs.sh) per kernel. Each tracer is attached
 # once and runs ROUNDS rounds; an untraced round is taken just before each
 # tracer's rounds and the ratio of round i is to that tracer's base round
 # set. TCG: only ratios within one guest run mean anything.
-# Output: "table KVER METHOD p90_ratio X" lines (median of rounds, with the
-# rounds), then a table.
+# Output: "table KVER WORKLOAD-METHOD p90_ratio X" lines (median of rounds,
+# with the rounds; WORKLOAD getpid, modfast or modslow), then a table each.
 # Usage: test/bench-table.sh [KVER...]
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +19,8 @@ cd "$TOP"
 . test/lib/kernels.sh
 
 N=${KS_BENCH_N:-20000}
+# About 100 calls a second, as the seed's table's slow column.
+NSLOW=${KS_BENCH_NSLOW:-200}
 ROUNDS=${KS_BENCH_ROUNDS:-5}
 mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
 
@@ -28,24 +32,21 @@ for k in "${KERNELS[@]}"; do
 	cat >"$script" <<GUEST
 C=/sys/kernel/debug/kstats/_control
 TR=/sys/kernel/tracing
+T=/sys/kernel/debug/kstats_test_target
 insmod /ks/kstats.ko || exit 1
+insmod /ks/kstats_test_target.ko || exit 1
 echo "@@INFO possible \$(cat /sys/devices/system/cpu/possible) clock \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) bpftrace \$(bpftrace --version)"
-F=__x64_sys_getpid
-KF=\$F
-grep -qw __do_sys_getpid /proc/kallsyms && KF=__do_sys_getpid
-rounds() { # NAME: ROUNDS rounds of base and of the attached tracer
+rounds() { # NAME: ROUNDS rounds of workload \$W
 	for r in \$(seq 1 $ROUNDS); do
-		echo "@@T \$1 \$(/ks/getpid_p90 $N)"
+		if [ \$W = getpid ]; then
+			echo "@@T getpid \$1 \$(/ks/getpid_p90 $N)"
+		else
+			echo "timed $N 0" > \$T && echo "@@T modfast \$1 \$(head -1 \$T)"
+			echo "timed $NSLOW 10000" > \$T && echo "@@T modslow \$1 \$(head -1 \$T)"
+		fi
 	done
 }
-base() { for r in \$(seq 1 $ROUNDS); do echo "@@T base-\$1 \$(/ks/getpid_p90 $N)"; done; }
-for m in kretprobe $fprobe; do
-	base kstats-\$m
-	echo "trace b start \$F method \$m" > \$C || continue
-	rounds kstats-\$m
-	echo "@@KSTATS \$m \$(head -c 300 /sys/kernel/debug/kstats/b | tr '\n' ' ')"
-	echo "remove b" > \$C
-done
+base() { rounds base-\$1; }
 bt() { # NAME PROGRAM
 	bpftrace -e "\$2" >/tmp/bt.out 2>&1 &
 	pid=\$!
@@ -54,26 +55,43 @@ bt() { # NAME PROGRAM
 	if kill -0 \$pid 2>/dev/null; then
 		rounds \$1
 		kill -INT \$pid; wait \$pid
-		echo "@@BT \$1 \$(grep -E '^\[' /tmp/bt.out | sed 's/.*)//' | awk '{s += \$1} END {print "hist_count", s}')"
+		echo "@@BT \$W \$1 \$(grep -E '^\[' /tmp/bt.out | sed 's/.*)//' | awk '{s += \$1} END {print "hist_count", s}')"
 	else
-		echo "@@BT-FAIL \$1 \$(tr '\n' ' ' </tmp/bt.out)"
+		echo "@@BT-FAIL \$W \$1 \$(tr '\n' ' ' </tmp/bt.out)"
 	fi
 }
-base bpftrace-kprobe
-bt bpftrace-kprobe "kprobe:\$F { @s[tid] = nsecs; } kretprobe:\$F /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
-base bpftrace-kfunc
-bt bpftrace-kfunc "kfunc:\$KF { @s[tid] = nsecs; } kretfunc:\$KF /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
-base ftrace-kprobe
-echo "p:ksb \$F" > \$TR/kprobe_events && echo 1 > \$TR/events/kprobes/ksb/enable && {
-	rounds ftrace-kprobe
-	echo 0 > \$TR/events/kprobes/ksb/enable
-	echo "-:ksb" >> \$TR/kprobe_events
+tracers() { # FUNCTION KFUNC: every tracer, each with its own base rounds
+	for m in kretprobe $fprobe; do
+		base kstats-\$m
+		echo "trace b start \$1 method \$m" > \$C || continue
+		rounds kstats-\$m
+		echo "@@KSTATS \$W \$m \$(head -c 300 /sys/kernel/debug/kstats/b | tr '\n' ' ')"
+		echo "remove b" > \$C
+	done
+	base bpftrace-kprobe
+	bt bpftrace-kprobe "kprobe:\$1 { @s[tid] = nsecs; } kretprobe:\$1 /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+	base bpftrace-kfunc
+	bt bpftrace-kfunc "kfunc:\$2 { @s[tid] = nsecs; } kretfunc:\$2 /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+	base ftrace-kprobe
+	echo "p:ksb \$1" > \$TR/kprobe_events && echo 1 > \$TR/events/kprobes/ksb/enable && {
+		rounds ftrace-kprobe
+		echo 0 > \$TR/events/kprobes/ksb/enable
+		echo "-:ksb" >> \$TR/kprobe_events
+	}
 }
+W=getpid
+F=__x64_sys_getpid
+KF=\$F
+grep -qw __do_sys_getpid /proc/kallsyms && KF=__do_sys_getpid
+tracers \$F \$KF
+# The module's function; kfunc names it MODULE:FUNCTION.
+W=mod
+tracers kst_target_null kstats_test_target:kst_target_null
 exit 0
 GUEST
 	log=$TOP/out/bench-table-$k.console
 	bash test/lib/rootfs.sh "$k" "$script" "$log" "out/$k/kstats.ko" \
-		"out/$k/getpid_p90" >&2 || true
+		"out/$k/kstats_test_target.ko" "out/$k/getpid_p90" >&2 || true
 	rm -f "$script"
 	grep -a '^@@INFO' "$log" | sed "s/^@@INFO/info $k/" || true
 	grep -aE '^@@(BT|KSTATS)' "$log" | sed "s/^@@/check $k /" || true
@@ -81,27 +99,28 @@ GUEST
 import re, statistics, sys
 k, t = sys.argv[1], {}
 for l in open(sys.argv[2], errors="replace"):
-    m = re.search(r"^@@T (\S+) getpid_p90 \d+ p50 (\d+) p90 (\d+) total (\d+)", l)
+    m = re.search(r"^@@T (\S+) (\S+) \S+ \d+ p50 (\d+) p90 (\d+) total (\d+)", l)
     if m:
-        t.setdefault(m.group(1), []).append((int(m.group(2)), int(m.group(3))))
-rows = []
-for name, v in t.items():
-    if name.startswith("base-"):
-        continue
-    b = t.get("base-" + name)
-    if not b:
-        continue
-    for i, what in ((0, "p50"), (1, "p90")):
-        r = [x[i] / y[i] for x, y in zip(v, b)]
-        med = statistics.median(r)
-        print("table %s getpid-%s %s_ratio %.2f x (rounds: %s)" % (
-            k, name, what, med, " ".join("%.2f" % x for x in r)))
-        if i == 1:
-            rows.append((name, statistics.median(y[1] for y in b),
-                         statistics.median(x[1] for x in v), med, min(r), max(r)))
-print("\n| %s getpid() | base p90 ns | traced p90 ns | p90 ratio (median) | min..max |" % k)
-print("|---|---|---|---|---|")
-for r in rows:
-    print("| %s | %d | %d | %.2f | %.2f..%.2f |" % r)
+        t.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(
+            (int(m.group(3)), int(m.group(4))))
+# Workloads: getpid (the syscall), modfast and modslow (the module's
+# function back to back, and about 100 calls a second).
+for w, tw in t.items():
+    rows = []
+    for name, v in tw.items():
+        b = tw.get("base-" + name)
+        if name.startswith("base-") or not b:
+            continue
+        for i, what in ((0, "p50"), (1, "p90")):
+            r = [x[i] / y[i] for x, y in zip(v, b)]
+            med = statistics.median(r)
+            print("table %s %s-%s %s_ratio %.2f x (rounds: %s)" % (
+                k, w, name, what, med, " ".join("%.2f" % x for x in r)))
+        rows.append((name, statistics.median(y[1] for y in b),
+                     statistics.median(x[1] for x in v), med, min(r), max(r)))
+    print("\n| %s %s | base p90 ns | traced p90 ns | p90 ratio (median) | min..max |" % (k, w))
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print("| %s | %d | %d | %.2f | %.2f..%.2f |" % r)
 PY
 done

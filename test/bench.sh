@@ -181,9 +181,9 @@ ks_bench_import() {
 	$1 == "memory" && $4 ~ /^[0-9]+$/ { print $2 ":memory.frac_bits" $4 "." $5, $6, $7 }'
 }
 
-# The seed's table for getpid() on a Debian rootfs guest (bpftrace, ftrace
-# kprobe event against kstats by method), the hook floor, then memory per
-# metric per CPU.
+# The seed's table for getpid() and a module function on a Debian rootfs
+# guest (bpftrace, ftrace kprobe event against kstats by method), the hook
+# floor, then memory per metric per CPU.
 lines=$(mktemp)
 for b in table floor mem; do
 	bash "test/bench-$b.sh" "${KERNELS[@]}" | tee "$lines"
