@@ -1,41 +1,55 @@
 #!/bin/bash
 # Loss with 64 sleepers: 64 `sleep 2` processes sit in clock_nanosleep at
-# once while kstats (default maxactive) and then bpftrace (kretprobe,
-# count()) trace __x64_sys_clock_nanosleep; prints what each counted
-# against the 64 calls made, and kstats' missed count. Rootfs guest.
+# once while each tracer times __x64_sys_clock_nanosleep:
+#   kstats          the default trace (default method and maxactive)
+#   kstats-ma16     a trace with maxactive 16: a call that finds 16 others
+#                   asleep in it finds no room
+#   bpftrace        kretprobe + count(), as a bpftrace user would write it
+# Figures, of the 64 calls: what each counted, the missed count it reports
+# (bpftrace reports none), and the unaccounted rest, lost silently. Rootfs
+# guest (test/lib/rootfs.sh), one per kernel.
 # Usage: test/bench-loss.sh [KVER...]
-# KNOWN BROKEN (2026-11-30): on 6.12 the kstats half ran (64 samples, missed 0,
-# default trace chose fprobe, maxactive 64); the bpftrace half never finished
-# (guest timed out at 600 s). Not yet called from test/bench.sh.
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-cd "$TOP"
-# shellcheck source=lib/kernels.sh
-. test/lib/kernels.sh
-mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
+# shellcheck source=lib/bench.sh
+. "$(dirname "$0")/lib/bench.sh"
+ks_bench_kernels "$@"
 for k in "${KERNELS[@]}"; do
-	bash test/build.sh "$k" >/dev/null
 	script=$(mktemp)
 	cat >"$script" <<'GUEST'
 C=/sys/kernel/debug/kstats/_control
 F=__x64_sys_clock_nanosleep
 insmod /ks/kstats.ko || exit 1
-sleepers() { for i in $(seq 1 64); do sleep 2 & done; wait; }
-echo "trace s start $F" > $C || exit 1
-echo "@@LOSS listing $(grep '^s ' $C)"
-sleepers
-echo "@@LOSS kstats calls 64 $(grep -E '^# (samples|missed) ' /sys/kernel/debug/kstats/s | tr '\n' ' ')"
-echo "remove s" > $C
+# Waits for the sleepers only: a bare wait would wait for bpftrace too.
+sleepers() {
+	pids=""
+	for i in $(seq 1 64); do sleep 2 & pids="$pids $!"; done
+	wait $pids
+}
+kstats() { # NAME WORDS
+	echo "trace s start $F $2" > $C || return
+	echo "@@CHECK $1 $(grep '^s ' $C)"
+	sleepers
+	echo "@@LOSS tracer $1 calls 64 $(grep -E '^# (samples|missed) ' /sys/kernel/debug/kstats/s | tr -d '#\n')"
+	echo "remove s" > $C
+}
+kstats kstats ""
+kstats kstats-ma16 "maxactive 16"
 bpftrace -e "kretprobe:$F { @n = count(); }" >/tmp/bt.out 2>&1 &
 pid=$!
 for i in $(seq 1 600); do grep -q Attaching /tmp/bt.out && break; sleep 0.2; done
 sleep 1
 sleepers
 kill -INT $pid; wait $pid
-echo "@@LOSS bpftrace-kretprobe calls 64 $(grep '^@n' /tmp/bt.out)"
+echo "@@LOSS tracer bpftrace calls 64 samples $(sed -n 's/^@n: //p' /tmp/bt.out) missed 0"
 GUEST
-	log=$TOP/out/bench-loss-$k.console
-	bash test/lib/rootfs.sh "$k" "$script" "$log" "out/$k/kstats.ko" >&2 || true
+	LOG=$TOP/out/bench-loss-$k.console
+	bash test/lib/rootfs.sh "$k" "$script" "$LOG" "out/$k/kstats.ko" >&2 || true
 	rm -f "$script"
-	grep -a '^@@LOSS' "$log" | sed "s/^@@LOSS/loss $k/"
+	grep -a '^@@CHECK' "$LOG" | sed "s/^@@CHECK/check $k/" || true
+	grep -a '^@@LOSS' "$LOG" | sed "s/^@@LOSS/loss $k/"
+	grep -a '^@@LOSS' "$LOG" | while read -r _ _ name _ calls _ got _ missed; do
+		ks_bench_single "$k" "loss.$name.counted" "$got" "of_$calls"
+		ks_bench_single "$k" "loss.$name.reported_missed" "$missed" "of_$calls"
+		ks_bench_single "$k" "loss.$name.unaccounted" $((calls - got - missed)) "of_$calls"
+	done
 done

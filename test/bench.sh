@@ -5,7 +5,8 @@
 # anything; absolute times do not carry over to real hardware. Then the
 # other benchmarks: test/bench-table.sh, bench-floor.sh, bench-mem.sh,
 # bench-record.sh (record cost), bench-read.sh (node read cost by CPU
-# count) and bench-pingpong.sh (start table under a run-queue trace).
+# count), bench-pingpong.sh (start table under a run-queue trace) and
+# bench-loss.sh (64 sleepers: what kstats and bpftrace count and lose).
 # The run ends with the report of every figure, one a line, "KVER:NAME
 # VALUE UNIT" (figures over rounds: the median, and NAME.min, NAME.max),
 # after the human lines (test/lib/bench.sh).
@@ -190,9 +191,10 @@ for b in table floor mem; do
 	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"
 done
 rm -f "$lines"
-# Record cost, node read cost by CPU count, the start table under load:
+# Record cost, node read cost by CPU count, the start table under load,
+# loss with 64 sleepers:
 # these write their figures to the report themselves. The scripts above
 # have just built every kernel.
-for b in record read pingpong; do
+for b in record read pingpong loss; do
 	KS_BENCH_BUILT=1 bash "test/bench-$b.sh" "${KERNELS[@]}"
 done
