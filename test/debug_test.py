@@ -62,7 +62,8 @@ step chaos
 end=$(( $(date +%%s) + %d ))
 (while [ $(date +%%s) -lt $end ]; do for n in s1 s2; do echo reset > $D/$n; echo stop > $D/$n; echo start > $D/$n; done; done) &
 (while [ $(date +%%s) -lt $end ]; do taskset -c $(( $(date +%%s) %% ncpu )) sh -c "echo 'record s1 7 1000' > $C" || echo "@@FAIL chaos record"; echo "irq 0 s2 9 500" > $C || echo "@@FAIL chaos irq"; echo "timer s1 11 20" > $C || echo "@@FAIL chaos timer"; echo "kthread s2 13 100" > $C || echo "@@FAIL chaos kthread"; done) &
-(while [ $(date +%%s) -lt $end ]; do cat $D/s1 $D/s2 $D/* > /dev/null 2>&1; done) &
+# Interval reads cut every CPU's counters while the timers record.
+(while [ $(date +%%s) -lt $end ]; do cat $D/s1 $D/s2 $D/* $D/_interval/* > /dev/null 2>&1; done) &
 (while [ $(date +%%s) -lt $end ]; do insmod /modules/kstats_demo.ko; sleep 0.3; rmmod kstats_demo; done) &
 (while [ $(date +%%s) -lt $end ]; do for c in "trace c1 start kst_target_sleep method kretprobe key kstack:8,comm" "trace c2 start kst_section_begin end kst_section_end key kstack,end-kstack slowest 64" "trace c3 start __tracepoint_sched_wakeup end __tracepoint_sched_switch key comm,kstack:4,cpu keys 16"; do echo "$c" > $K || echo "@@FAIL chaos $c"; done; echo "sleep 1000 3" > $T; echo "section 100 5" > $T; for c in c1 c2 c3; do echo "remove $c" > $K || echo "@@FAIL chaos remove $c"; done; done) &
 (while [ $(date +%%s) -lt $end ]; do echo "trace c4 start kst_target_delay key kstack,pid keys 4" > $K || echo "@@FAIL chaos trace c4"; echo "delay 50 20" > $T; cat $D/c4 $D/GAP-c4 $D/KEY-c4 > /dev/null || echo "@@FAIL chaos read c4"; echo "remove c4" > $K || echo "@@FAIL chaos remove c4"; done) &
