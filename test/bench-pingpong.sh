@@ -5,7 +5,7 @@
 # run-queue trace
 #   trace rq start sched:sched_wakeup end sched:sched_switch maxactive M
 # for M = 64 and 4096, each made anew and warmed up first by
-# kstats_test_sched's "churn 10000": 10,000 new kernel threads, up to 500
+# kstats_test_sched's "churn 10000": 10,000 new kernel threads, up to 5000
 # alive at once, each woken, run and blocked, so that their starts leave
 # the table full of deleted entries. ROUNDS rounds in one busybox guest
 # per kernel; the untraced round trips of a round are taken between its

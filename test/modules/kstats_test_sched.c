@@ -9,9 +9,12 @@
  *			schedule(): sched_wakeup fires for a running task
  *	pair N		N calls of kss_begin(), kss_end(); reading the file
  *			then gives "bench N ns T"
- *	churn N		N new kernel threads, up to 500 alive at once, each
- *			calling kss_begin() and kss_end() once, so that N
- *			distinct tasks pass through a section
+ *	churn N		N new kernel threads, up to 5000 alive at once, each
+ *			calling kss_begin() and kss_end() once: at least
+ *			min(N, 5000) distinct task_structs (keys) pass
+ *			through a section, more than the largest start
+ *			table holds (the slab reuses a freed task_struct,
+ *			so threads alive one after another share a few)
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
@@ -39,7 +42,8 @@ noinline void kss_end(void)
 	barrier();
 }
 
-#define KSS_BATCH	500
+/* More than the largest start table, 4096 slots; ~160 MB of threads. */
+#define KSS_BATCH	5000
 
 struct kss_batch {
 	struct completion go;
