@@ -19,7 +19,7 @@ set -euo pipefail
 bash test/lib/deps.sh >/dev/null
 
 N=${KS_BENCH_N:-20000}
-ROUNDS=${KS_BENCH_ROUNDS:-3}
+ROUNDS=${KS_BENCH_ROUNDS:-5}
 ARCH=${KS_ARCH:-x86_64}
 if [[ $ARCH == arm64 ]]; then
 	# shellcheck source=lib/arm64.sh
