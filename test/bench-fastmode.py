@@ -10,13 +10,22 @@ and can even put a traced figure below its empty-hook floor. The lowest
 p50 of each configuration is its fast-mode figure, comparable across
 configurations of one run when each has at least one fast round.
 
-  bench-fastmode.py out/bench-floor-KVER.console out/bench-table-KVER.console ...
+  bench-fastmode.py [--report KVER] CONSOLE...
+
+With --report, the figures are printed as test/bench.sh's report lines,
+"KVER:fast.NAME VALUE UNIT", instead.
 """
 import re
 import sys
 
 
-def main(paths):
+def main(paths, kver=None):
+    def out(text, name=None, value=None, unit="ratio"):
+        if kver is None:
+            print(text)
+        elif name:
+            print("%s:fast.%s %.3g %s" % (kver, name, value, unit))
+
     for path in paths:
         t = {}
         for line in open(path, errors="replace"):
@@ -27,20 +36,30 @@ def main(paths):
             m = re.search(r"^@@T (\S+) (\S+) \S+ \d+ p50 (\d+) p90 (\d+)", line)
             if m:
                 t.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(int(m.group(3)))
-        print("==", path.split("/")[-1])
+        out("== " + path.split("/")[-1])
         for what, d in t.items():
             if "floor" in d:
                 b, f = min(d["base"]), min(d["floor"])
                 s = min(d["kstats"]) if "kstats" in d else 0
-                print("  floor %-10s base %5d floor %5d kstats %5d  floor %.2fx kstats %.2fx"
-                      " kstats_share_of_hook %.2f" % (what, b, f, s, f / b, s / b, (s - f) / (f - b)))
+                out("  floor %-10s base %5d floor %5d kstats %5d  floor %.2fx kstats %.2fx"
+                    " kstats_share_of_hook %.2f" % (what, b, f, s, f / b, s / b, (s - f) / (f - b)))
+                out("", "floor.%s.floor_vs_base" % what, f / b)
+                out("", "floor.%s.kstats_vs_base" % what, s / b)
+                out("", "floor.%s.kstats_share_of_hook" % what, (s - f) / (f - b), "share")
             else:
                 b = min(min(v) for n, v in d.items() if n.startswith("base-"))
-                print("  %-8s fast base p50 %d ns: " % (what, b) + ", ".join(
+                out("  %-8s fast base p50 %d ns: " % (what, b) + ", ".join(
                     "%s %.2fx" % (n, min(v) / b) for n, v in d.items() if not n.startswith("base-")))
+                for n, v in d.items():
+                    if not n.startswith("base-"):
+                        out("", "table.%s-%s.p50_vs_base" % (what, n), min(v) / b)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    kver = None
+    if args[:1] == ["--report"] and len(args) > 1:
+        kver, args = args[1], args[2:]
+    if not args:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    main(args, kver)
