@@ -22,7 +22,8 @@ import sys
 def main(paths, kver=None):
     def out(text, name=None, value=None, unit="ratio"):
         if kver is None:
-            print(text)
+            if text:
+                print(text)
         elif name:
             print("%s:fast.%s %.3g %s" % (kver, name, value, unit))
 
