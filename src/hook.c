@@ -522,16 +522,19 @@ NOKPROBE_SYMBOL(ks_fp_exit);
 static int ks_attach_kretprobe(struct ks_trace *t)
 {
 	unsigned int i, n = t->funcs.n;
+	struct ks_krp *krps;
 	int err;
 
-	t->krps = kcalloc(n, sizeof(*t->krps), GFP_KERNEL);
+	krps = kcalloc(n, sizeof(*krps), GFP_KERNEL);
 	t->rps = kcalloc(n, sizeof(*t->rps), GFP_KERNEL);
-	if (!t->krps || !t->rps)
+	if (!krps || !t->rps) {
+		kfree(krps);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
-		struct kretprobe *rp = &t->krps[i].rp;
+		struct kretprobe *rp = &krps[i].rp;
 
-		t->krps[i].t = t;
+		krps[i].t = t;
 		rp->kp.symbol_name = t->funcs.names[i];
 		rp->entry_handler = ks_krp_entry;
 		rp->handler = ks_krp_return;
@@ -539,6 +542,8 @@ static int ks_attach_kretprobe(struct ks_trace *t)
 		rp->maxactive = t->req.maxactive;
 		t->rps[i] = rp;
 	}
+	/* The nodes are already readable: see ks_probe_missed(). */
+	smp_store_release(&t->krps, krps);
 	err = register_kretprobes(t->rps, n);
 	if (err)
 		return err;
@@ -768,14 +773,19 @@ static int ks_trace_resolve(struct ks_trace *t)
 /* What the kernel's probe itself lost: not fired, or no instance free. */
 static unsigned long ks_probe_missed(struct ks_trace *t)
 {
+	const struct ks_krp *krps;
 	unsigned long missed = 0;
 	unsigned int i;
 
 	switch (t->req.method) {
 	case KS_METHOD_KRETPROBE:
-		for (i = 0; i < t->funcs.n; i++)
-			missed += t->krps[i].rp.nmissed +
-				  t->krps[i].rp.kp.nmissed;
+		/*
+		 * NULL until ks_attach_kretprobe(): a trace's nodes appear
+		 * before its probes, and a reader may come in between.
+		 */
+		krps = smp_load_acquire(&t->krps);
+		for (i = 0; krps && i < t->funcs.n; i++)
+			missed += krps[i].rp.nmissed + krps[i].rp.kp.nmissed;
 		return missed;
 #if KS_HAVE_FPROBE
 	case KS_METHOD_FPROBE:
