@@ -23,7 +23,7 @@ for k in "${KERNELS[@]}"; do
 	bash test/build.sh "$k" >/dev/null
 	mod=$TOP/out/$k/bench-floor
 	rm -rf "$mod" && mkdir -p "$mod"
-	cp test/bench-floor/kstats_bench_floor.c test/bench-floor/Kbuild "$mod/"
+	cp test/bench-floor/kstats_bench_floor.c test/bench-floor/Kbuild src/compat.h src/compat.mk "$mod/"
 	make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >/dev/null 2>&1
 	methods="kretprobe kprobe tracepoint"
 	[[ $(ks_kernel_series "$k") == 6.12 ]] && methods="kretprobe fprobe kprobe tracepoint"

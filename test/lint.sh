@@ -20,7 +20,8 @@ checkpatch)
 			'*/scripts/const_structs.checkpatch'
 	fi
 	"$dir/scripts/checkpatch.pl" --strict --no-tree -q --show-types -f \
-		src/*.c src/*.h include/linux/*.h examples/*.c test/modules/*.[ch]
+		src/*.c src/*.h include/linux/*.h examples/*.c test/modules/*.[ch] \
+		test/bench-floor/*.c
 	;;
 sparse)
 	KVER=$2

@@ -15,7 +15,6 @@
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include <linux/version.h>
 
 static char *method = "kretprobe";
 static char *sym = "__x64_sys_getpid";
@@ -90,18 +89,14 @@ static void kbf_tp_unregister(void)
 	tracepoint_synchronize_unregister();
 }
 
-/* The 6.3..6.13 fprobe handlers, as src/compat.h supports. */
-#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
-#define KBF_FPROBE 1
-static int notrace kbf_fentry(struct fprobe *fp, unsigned long ip,
-			      unsigned long ret_ip, struct pt_regs *regs, void *d)
+/* The fprobe handler type kstats uses, from src/compat.h. */
+#if KS_HAVE_FPROBE
+static KS_FPROBE_ENTRY(kbf_fentry)
 {
-	return 0;
+	return KS_FPROBE_ENTRY_OK;
 }
 
-static void notrace kbf_fexit(struct fprobe *fp, unsigned long ip,
-			      unsigned long ret_ip, struct pt_regs *regs, void *d)
+static KS_FPROBE_EXIT(kbf_fexit)
 {
 }
 
@@ -132,7 +127,7 @@ static int __init kbf_init(void)
 	}
 	if (!strcmp(method, "tracepoint"))
 		return kbf_tp_register();
-#ifdef KBF_FPROBE
+#if KS_HAVE_FPROBE
 	if (!strcmp(method, "fprobe"))
 		/* by address, as kstats does; the filter form gave -EINVAL on 6.12 */
 		return register_fprobe_syms(&kbf_fp, (const char **)&sym, 1);
@@ -152,7 +147,7 @@ static void __exit kbf_exit(void)
 	} else if (!strcmp(method, "tracepoint")) {
 		kbf_tp_unregister();
 	} else {
-#ifdef KBF_FPROBE
+#if KS_HAVE_FPROBE
 		unregister_fprobe(&kbf_fp);
 #endif
 	}
