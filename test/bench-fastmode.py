@@ -8,7 +8,11 @@ apart (untraced getpid() p50 about 600 or 1100 ns), at -smp 1 as at
 -smp 2, for a cause not found; a median over rounds then mixes the modes
 and can even put a traced figure below its empty-hook floor. The lowest
 p50 of each configuration is its fast-mode figure, comparable across
-configurations of one run when each has at least one fast round.
+configurations of one run when each has at least one fast round. Each
+figure is followed by its fast rounds: how many of the configuration's
+rounds lie within 15% of its lowest p50 ([k/n]). A configuration with
+k = n may never have left the slow mode; read such a figure as an upper
+bound.
 
   bench-fastmode.py [--report KVER] CONSOLE...
 
@@ -17,6 +21,11 @@ With --report, the figures are printed as test/bench.sh's report lines,
 """
 import re
 import sys
+
+
+def fast(v):
+    """The rounds within 15% of the lowest p50, as "[k/n]"."""
+    return "[%d/%d]" % (sum(x <= min(v) * 1.15 for x in v), len(v))
 
 
 def main(paths, kver=None):
@@ -42,15 +51,19 @@ def main(paths, kver=None):
             if "floor" in d:
                 b, f = min(d["base"]), min(d["floor"])
                 s = min(d["kstats"]) if "kstats" in d else 0
-                out("  floor %-10s base %5d floor %5d kstats %5d  floor %.2fx kstats %.2fx"
-                    " kstats_share_of_hook %.2f" % (what, b, f, s, f / b, s / b, (s - f) / (f - b)))
+                out("  floor %-10s base %5d %s floor %5d %s kstats %5d %s  floor %.2fx kstats %.2fx"
+                    " kstats_share_of_hook %.2f" % (
+                        what, b, fast(d["base"]), f, fast(d["floor"]), s,
+                        fast(d.get("kstats", [0])), f / b, s / b, (s - f) / (f - b)))
                 out("", "floor.%s.floor_vs_base" % what, f / b)
                 out("", "floor.%s.kstats_vs_base" % what, s / b)
                 out("", "floor.%s.kstats_share_of_hook" % what, (s - f) / (f - b), "share")
             else:
                 b = min(min(v) for n, v in d.items() if n.startswith("base-"))
-                out("  %-8s fast base p50 %d ns: " % (what, b) + ", ".join(
-                    "%s %.2fx" % (n, min(v) / b) for n, v in d.items() if not n.startswith("base-")))
+                bases = [x for n, v in d.items() if n.startswith("base-") for x in v]
+                out("  %-8s fast base p50 %d ns %s: " % (what, b, fast(bases)) + ", ".join(
+                    "%s %.2fx %s" % (n, min(v) / b, fast(v))
+                    for n, v in d.items() if not n.startswith("base-")))
                 for n, v in d.items():
                     if not n.startswith("base-"):
                         out("", "table.%s-%s.p50_vs_base" % (what, n), min(v) / b)

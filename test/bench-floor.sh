@@ -9,7 +9,8 @@
 #                      which getpid() calls
 #   tracepoint         a pair: raw_syscalls sys_enter to sys_exit
 # hook = floor - base, kstats_own = kstats - floor, share = kstats_own /
-# hook; medians of ROUNDS rounds. One busybox guest per kernel.
+# hook; medians of ROUNDS rounds, then the table, then the fast-mode
+# figures (test/bench-fastmode.py). One busybox guest per kernel.
 # Usage: test/bench-floor.sh [KVER...]
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +18,7 @@ cd "$TOP"
 # shellcheck source=lib/kernels.sh
 . test/lib/kernels.sh
 N=${KS_BENCH_N:-50000}
-ROUNDS=${KS_BENCH_ROUNDS:-7}
+ROUNDS=${KS_BENCH_ROUNDS:-9}
 mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
 for k in "${KERNELS[@]}"; do
 	bash test/build.sh "$k" >/dev/null
@@ -59,8 +60,7 @@ for l in open(sys.argv[2], errors="replace"):
     if m:
         t.setdefault(m.group(2), {}).setdefault(m.group(1), []).append(
             (int(m.group(6)) / int(m.group(3)), int(m.group(5))))
-print("\n| %s getpid() | floor/base (mean) | kstats/base (mean) | hook ns | kstats own ns | kstats share of hook | floor/base p90 | kstats/base p90 |" % k)
-print("|---|---|---|---|---|---|---|---|")
+rows = []
 for m, d in t.items():
     b, f, s = d.get("base", []), d.get("floor", []), d.get("kstats", [])
     if not f:
@@ -80,6 +80,10 @@ for m, d in t.items():
         print("kstats %s %s own_share_of_hook %.2f (rounds: %s)" % (k, m, st.median(share), " ".join("%.2f" % x for x in share)))
         row[2], row[4], row[5] = "%.2f" % st.median(sr), "%.0f" % st.median(own), "%.2f" % st.median(share)
         row[7] = "%.2f" % st.median(x[1] / y[1] for x, y in zip(s, b))
-    print("| " + " | ".join(row) + " |")
+    rows.append("| " + " | ".join(row) + " |")
+print("\n| %s getpid() | floor/base (mean) | kstats/base (mean) | hook ns | kstats own ns | kstats share of hook | floor/base p90 | kstats/base p90 |" % k)
+print("|---|---|---|---|---|---|---|---|")
+print("\n".join(rows) + "\n")
 PY
+	python3 test/bench-fastmode.py "$log"
 done

@@ -10,7 +10,8 @@
 # tracer's rounds and the ratio of round i is to that tracer's base round
 # set. TCG: only ratios within one guest run mean anything.
 # Output: "table KVER WORKLOAD-METHOD p90_ratio X" lines (median of rounds,
-# with the rounds; WORKLOAD getpid, modfast or modslow), then a table each.
+# with the rounds; WORKLOAD getpid, modfast or modslow), then a table each,
+# then the fast-mode figures (test/bench-fastmode.py).
 # Usage: test/bench-table.sh [KVER...]
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +22,7 @@ cd "$TOP"
 N=${KS_BENCH_N:-20000}
 # About 100 calls a second, as the seed's table's slow column.
 NSLOW=${KS_BENCH_NSLOW:-200}
-ROUNDS=${KS_BENCH_ROUNDS:-5}
+ROUNDS=${KS_BENCH_ROUNDS:-9}
 mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
 
 for k in "${KERNELS[@]}"; do
@@ -130,5 +131,7 @@ for w, tw in t.items():
     print("|---|---|---|---|---|---|")
     for r in rows:
         print("| %s | %d | %d | %.2f | %.2f..%.2f | %.2f |" % r)
+    print()
 PY
+	python3 test/bench-fastmode.py "$log"
 done

@@ -191,16 +191,15 @@ for b in table floor mem; do
 	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"
 done
 rm -f "$lines"
-# Fast-mode figures of the table and the floors (test/bench-fastmode.py):
-# the guest runs each round at one of two speeds, so each configuration's
-# lowest p50 is the figure to compare.
+# Fast-mode figures of the table and the floors (test/bench-fastmode.py,
+# which those scripts have printed): the guest runs each round at one of two
+# speeds, so each configuration's lowest p50 is the figure to compare.
 for k in "${KERNELS[@]}"; do
 	cons=()
 	for b in floor table; do
 		[[ -f out/bench-$b-$k.console ]] && cons+=("out/bench-$b-$k.console")
 	done
 	((${#cons[@]})) || continue
-	python3 test/bench-fastmode.py "${cons[@]}"
 	python3 test/bench-fastmode.py --report "$k" "${cons[@]}" >>"$KS_BENCH_REPORT"
 done
 # Record cost, node read cost by CPU count, the start table under load,
