@@ -24,8 +24,18 @@ import sys
 
 
 def fast(v):
-    """The rounds within 15% of the lowest p50, as "[k/n]"."""
-    return "[%d/%d]" % (sum(x <= min(v) * 1.15 for x in v), len(v))
+    """The rounds within 15% of the lowest p50 and the boots they came
+    from, as "[k/n]" or, over several boots, "[k/n in b/B boots]"."""
+    low = min(x for x, _ in v) * 1.15
+    boots = set(b for _, b in v)
+    text = "%d/%d" % (sum(x <= low for x, _ in v), len(v))
+    if len(boots) > 1:
+        text += " in %d/%d boots" % (len(set(b for x, b in v if x <= low)), len(boots))
+    return "[%s]" % text
+
+
+def low(v):
+    return min(x for x, _ in v)
 
 
 def main(paths, kver=None):
@@ -37,36 +47,42 @@ def main(paths, kver=None):
             print("%s:fast.%s %.3g %s" % (kver, name, value, unit))
 
     for path in paths:
-        t = {}
+        t, boot = {}, 0
         for line in open(path, errors="replace"):
+            m = re.search(r"^@@BOOT (\d+)", line)
+            if m:
+                boot = int(m.group(1))
+                continue
             m = re.search(r"^@@F (\S+)-(\S+) getpid_p90 (\d+) p50 (\d+)", line)
             if m:
-                t.setdefault(m.group(2), {}).setdefault(m.group(1), []).append(int(m.group(4)))
+                t.setdefault(m.group(2), {}).setdefault(m.group(1), []).append((int(m.group(4)), boot))
                 continue
             m = re.search(r"^@@T (\S+) (\S+) \S+ \d+ p50 (\d+) p90 (\d+)", line)
             if m:
-                t.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(int(m.group(3)))
+                t.setdefault(m.group(1), {}).setdefault(m.group(2), []).append((int(m.group(3)), boot))
         out("== " + path.split("/")[-1])
+        # The floors' base rounds, of every method, time the same untraced call.
+        floor_bases = [y for d in t.values() if "floor" in d for y in d.get("base", [])]
         for what, d in t.items():
             if "floor" in d:
-                b, f = min(d["base"]), min(d["floor"])
-                s = min(d["kstats"]) if "kstats" in d else 0
+                b, f = low(floor_bases), low(d["floor"])
+                s = low(d["kstats"]) if "kstats" in d else 0
                 out("  floor %-10s base %5d %s floor %5d %s kstats %5d %s  floor %.2fx kstats %.2fx"
                     " kstats_share_of_hook %.2f" % (
-                        what, b, fast(d["base"]), f, fast(d["floor"]), s,
-                        fast(d.get("kstats", [0])), f / b, s / b, (s - f) / (f - b)))
+                        what, b, fast(floor_bases), f, fast(d["floor"]), s,
+                        fast(d.get("kstats", [(0, 0)])), f / b, s / b, (s - f) / (f - b)))
                 out("", "floor.%s.floor_vs_base" % what, f / b)
                 out("", "floor.%s.kstats_vs_base" % what, s / b)
                 out("", "floor.%s.kstats_share_of_hook" % what, (s - f) / (f - b), "share")
             else:
-                b = min(min(v) for n, v in d.items() if n.startswith("base-"))
+                b = min(low(v) for n, v in d.items() if n.startswith("base-"))
                 bases = [x for n, v in d.items() if n.startswith("base-") for x in v]
                 out("  %-8s fast base p50 %d ns %s: " % (what, b, fast(bases)) + ", ".join(
-                    "%s %.2fx %s" % (n, min(v) / b, fast(v))
+                    "%s %.2fx %s" % (n, low(v) / b, fast(v))
                     for n, v in d.items() if not n.startswith("base-")))
                 for n, v in d.items():
                     if not n.startswith("base-"):
-                        out("", "table.%s-%s.p50_vs_base" % (what, n), min(v) / b)
+                        out("", "table.%s-%s.p50_vs_base" % (what, n), low(v) / b)
 
 
 if __name__ == "__main__":

@@ -10,18 +10,17 @@
 #   tracepoint         a pair: raw_syscalls sys_enter to sys_exit
 # hook = floor - base, kstats_own = kstats - floor, share = kstats_own /
 # hook; medians of ROUNDS rounds, then the table, then the fast-mode
-# figures (test/bench-fastmode.py). One busybox guest per kernel.
+# figures (test/bench-fastmode.py). KS_BENCH_BOOTS busybox guests per
+# kernel, ROUNDS rounds each; every figure also goes to the report.
 # Usage: test/bench-floor.sh [KVER...]
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-cd "$TOP"
-# shellcheck source=lib/kernels.sh
-. test/lib/kernels.sh
+# shellcheck source=lib/bench.sh
+. "$(dirname "$0")/lib/bench.sh"
 N=${KS_BENCH_N:-50000}
-ROUNDS=${KS_BENCH_ROUNDS:-9}
-mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
+# Rounds per boot (KS_BENCH_BOOTS boots, default 3).
+ROUNDS=${KS_BENCH_ROUNDS:-3}
+ks_bench_kernels "$@"
 for k in "${KERNELS[@]}"; do
-	bash test/build.sh "$k" >/dev/null
 	mod=$TOP/out/$k/bench-floor
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp test/bench-floor/kstats_bench_floor.c test/bench-floor/Kbuild src/compat.h src/compat.mk "$mod/"
@@ -48,11 +47,12 @@ for r in \$(seq 1 $ROUNDS); do
 	done
 done
 GUEST
-	log=$TOP/out/bench-floor-$k.console
-	bash test/lib/run-guest.sh "$k" "$script" "$log" "out/$k/kstats.ko" \
-		"$mod/kstats_bench_floor.ko" "out/$k/getpid_p90" >&2 || true
+	ks_bench_boots "$k" floor test/lib/run-guest.sh "$script" "out/$k/kstats.ko" \
+		"$mod/kstats_bench_floor.ko" "out/$k/getpid_p90"
 	rm -f "$script"
-	python3 - "$k" "$log" <<'PY'
+	log=$LOG
+	lines=$(mktemp)
+	python3 - "$k" "$log" <<'PY' | tee "$lines"
 import re, statistics as st, sys
 k, t = sys.argv[1], {}
 for l in open(sys.argv[2], errors="replace"):
@@ -85,5 +85,8 @@ print("\n| %s getpid() | floor/base (mean) | kstats/base (mean) | hook ns | ksta
 print("|---|---|---|---|---|---|---|---|")
 print("\n".join(rows) + "\n")
 PY
+	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"
+	rm -f "$lines"
 	python3 test/bench-fastmode.py "$log"
+	python3 test/bench-fastmode.py --report "$k" "$log" >>"$KS_BENCH_REPORT"
 done

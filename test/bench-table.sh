@@ -5,28 +5,27 @@
 # command: back to back, and about 100 calls a second), untraced, traced by kstats
 # with each method the kernel offers, by bpftrace kprobe/kretprobe + hist(),
 # by bpftrace kfunc/kretfunc + hist(), and by a bare ftrace kprobe event.
-# One rootfs guest (test/lib/rootfs.sh) per kernel. Each tracer is attached
-# once and runs ROUNDS rounds; an untraced round is taken just before each
-# tracer's rounds and the ratio of round i is to that tracer's base round
-# set. TCG: only ratios within one guest run mean anything.
+# KS_BENCH_BOOTS rootfs guests (test/lib/rootfs.sh) per kernel, one after
+# another. In each, each tracer is attached once and runs ROUNDS rounds;
+# untraced rounds are taken just before each tracer's rounds and the ratio
+# of round i is to that tracer's base round i. TCG: only ratios within one guest run mean anything.
 # Output: "table KVER WORKLOAD-METHOD p90_ratio X" lines (median of rounds,
 # with the rounds; WORKLOAD getpid, modfast or modslow), then a table each,
-# then the fast-mode figures (test/bench-fastmode.py).
+# then the fast-mode figures (test/bench-fastmode.py); every figure also
+# goes to the report.
 # Usage: test/bench-table.sh [KVER...]
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-cd "$TOP"
-# shellcheck source=lib/kernels.sh
-. test/lib/kernels.sh
+# shellcheck source=lib/bench.sh
+. "$(dirname "$0")/lib/bench.sh"
 
 N=${KS_BENCH_N:-20000}
 # About 100 calls a second, as the seed's table's slow column.
 NSLOW=${KS_BENCH_NSLOW:-200}
-ROUNDS=${KS_BENCH_ROUNDS:-9}
-mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
+# Rounds per boot (KS_BENCH_BOOTS boots, default 3).
+ROUNDS=${KS_BENCH_ROUNDS:-3}
+ks_bench_kernels "$@"
 
 for k in "${KERNELS[@]}"; do
-	bash test/build.sh "$k" >/dev/null
 	fprobe=""
 	[[ $(ks_kernel_series "$k") == 6.12 ]] && fprobe=fprobe
 	script=$(mktemp)
@@ -90,13 +89,14 @@ W=mod
 tracers kst_target_null kstats_test_target:kst_target_null
 exit 0
 GUEST
-	log=$TOP/out/bench-table-$k.console
-	bash test/lib/rootfs.sh "$k" "$script" "$log" "out/$k/kstats.ko" \
-		"out/$k/kstats_test_target.ko" "out/$k/getpid_p90" >&2 || true
+	ks_bench_boots "$k" table test/lib/rootfs.sh "$script" "out/$k/kstats.ko" \
+		"out/$k/kstats_test_target.ko" "out/$k/getpid_p90"
 	rm -f "$script"
+	log=$LOG
 	grep -a '^@@INFO' "$log" | sed "s/^@@INFO/info $k/" || true
 	grep -aE '^@@(BT|KSTATS)' "$log" | sed "s/^@@/check $k /" || true
-	python3 - "$k" "$log" <<'PY'
+	lines=$(mktemp)
+	python3 - "$k" "$log" <<'PY' | tee "$lines"
 import re, statistics, sys
 k, t = sys.argv[1], {}
 for l in open(sys.argv[2], errors="replace"):
@@ -133,5 +133,8 @@ for w, tw in t.items():
         print("| %s | %d | %d | %.2f | %.2f..%.2f | %.2f |" % r)
     print()
 PY
+	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"
+	rm -f "$lines"
 	python3 test/bench-fastmode.py "$log"
+	python3 test/bench-fastmode.py --report "$k" "$log" >>"$KS_BENCH_REPORT"
 done

@@ -161,46 +161,13 @@ GUEST
 	done
 done
 
-# The figure lines of test/bench-table.sh, bench-floor.sh and bench-mem.sh
-# (the formats their headers give) in the report's form.
-ks_bench_import() {
-	awk '$1 ~ /^(table|floor|kstats)$/ && $5 ~ /^-?[0-9.]+$/ {
-		name = $2 ":" ($1 == "kstats" ? "floor.kstats" : $1) "." $3 "." $4
-		unit = $6 == "x" ? "ratio" : "share"
-		print name, $5, unit
-		if (match($0, /\(rounds: [^)]*\)/)) {
-			n = split(substr($0, RSTART + 9, RLENGTH - 10), r, " ")
-			lo = hi = r[1]
-			for (i = 2; i <= n; i++) {
-				if (r[i] + 0 < lo + 0) lo = r[i]
-				if (r[i] + 0 > hi + 0) hi = r[i]
-			}
-			print name ".min", lo, unit
-			print name ".max", hi, unit
-		}
-	}
-	$1 == "memory" && $4 ~ /^[0-9]+$/ { print $2 ":memory.frac_bits" $4 "." $5, $6, $7 }'
-}
-
 # The seed's table for getpid() and a module function on a Debian rootfs
 # guest (bpftrace, ftrace kprobe event against kstats by method), the hook
-# floor, then memory per metric per CPU.
-lines=$(mktemp)
+# floor, then memory per metric per CPU; each writes its figures to the
+# report, the table and the floors also their fast-mode figures
+# (test/bench-fastmode.py).
 for b in table floor mem; do
-	bash "test/bench-$b.sh" "${KERNELS[@]}" | tee "$lines"
-	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"
-done
-rm -f "$lines"
-# Fast-mode figures of the table and the floors (test/bench-fastmode.py,
-# which those scripts have printed): the guest runs each round at one of two
-# speeds, so each configuration's lowest p50 is the figure to compare.
-for k in "${KERNELS[@]}"; do
-	cons=()
-	for b in floor table; do
-		[[ -f out/bench-$b-$k.console ]] && cons+=("out/bench-$b-$k.console")
-	done
-	((${#cons[@]})) || continue
-	python3 test/bench-fastmode.py --report "$k" "${cons[@]}" >>"$KS_BENCH_REPORT"
+	KS_BENCH_BUILT=1 bash "test/bench-$b.sh" "${KERNELS[@]}"
 done
 # Record cost, node read cost by CPU count, the start table under load,
 # loss with 64 sleepers:

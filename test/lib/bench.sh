@@ -91,3 +91,45 @@ ks_bench_figure() {
 			printf "%s:%s.max %.4g %s\n", k, name, v[NR], unit >> report
 		}'
 }
+
+# ks_bench_import: the figure lines of test/bench-table.sh, bench-floor.sh
+# and bench-mem.sh (the formats their headers give), read on stdin, in the
+# report's form on stdout
+ks_bench_import() {
+	awk '$1 ~ /^(table|floor|kstats)$/ && $5 ~ /^-?[0-9.]+$/ {
+		name = $2 ":" ($1 == "kstats" ? "floor.kstats" : $1) "." $3 "." $4
+		unit = $6 == "x" ? "ratio" : "share"
+		print name, $5, unit
+		if (match($0, /\(rounds: [^)]*\)/)) {
+			n = split(substr($0, RSTART + 9, RLENGTH - 10), r, " ")
+			lo = hi = r[1]
+			for (i = 2; i <= n; i++) {
+				if (r[i] + 0 < lo + 0) lo = r[i]
+				if (r[i] + 0 > hi + 0) hi = r[i]
+			}
+			print name ".min", lo, unit
+			print name ".max", hi, unit
+		}
+	}
+	$1 == "memory" && $4 ~ /^[0-9]+$/ { print $2 ":memory.frac_bits" $4 "." $5, $6, $7 }'
+}
+
+# ks_bench_boots KVER NAME RUNNER SCRIPT FILE...: SCRIPT in KS_BENCH_BOOTS
+# (default 3) fresh guests of KVER, one after another, by RUNNER
+# (test/lib/run-guest.sh or rootfs.sh) with the FILEs; sets LOG to
+# out/bench-NAME-KVER.console, their consoles, each after a line
+# "@@BOOT I". Under TCG a configuration can stay in its slow mode for a
+# whole boot (the addresses of modules and allocations are fixed then),
+# so rounds are spread over boots. A failed guest's verdict goes to stderr.
+ks_bench_boots() {
+	local k=$1 name=$2 runner=$3 script=$4 i
+	shift 4
+	LOG=$TOP/out/bench-$name-$k.console
+	: >"$LOG"
+	for i in $(seq 1 "${KS_BENCH_BOOTS:-3}"); do
+		echo "@@BOOT $i" >>"$LOG"
+		bash "$runner" "$k" "$script" "$LOG.boot" "$@" >&2 || true
+		cat "$LOG.boot" >>"$LOG"
+		rm -f "$LOG.boot"
+	done
+}
