@@ -37,6 +37,10 @@ add_counts "$LOGS/prom.result"
 bash test/plot-test.sh >"$LOGS/plot.result" 2>&1
 grep -E '^(FAIL|plot: )' "$LOGS/plot.result" | sed 's/^/    [plot] /'
 add_counts "$LOGS/plot.result"
+# The guest harness's own verdicts, on hand-written consoles.
+bash test/harness-test.sh >"$LOGS/harness.result" 2>&1
+grep -E '^(FAIL|harness: )' "$LOGS/harness.result" | sed 's/^/    [harness] /'
+add_counts "$LOGS/harness.result"
 
 mapfile -t KERNELS < <(ks_kernels)
 for series in 6.1 6.12; do

@@ -33,13 +33,11 @@ KS_BENIGN_PATTERNS=(
 	'RCU lockdep checking is enabled'
 )
 
-ks_console_check() {
-	local log=$1 pat hit
+# ks_console_first_report LOG: "LINE:TEXT" of LOG's first report line, or
+# nothing
+ks_console_first_report() {
+	local pat
 	local -a args=() benign=()
-	if [[ ! -r $log ]]; then
-		echo "console-check: cannot read $log"
-		return 4
-	fi
 	for pat in "${KS_REPORT_PATTERNS[@]}"; do
 		args+=(-e "$pat")
 	done
@@ -47,11 +45,18 @@ ks_console_check() {
 		benign+=(-e "$pat")
 	done
 	# -a: the serial log may contain stray binary bytes from firmware.
-	if ((${#benign[@]})); then
-		hit=$(grep -a -F "${args[@]}" -- "$log" | grep -a -v -E "${benign[@]}" | head -n1 || true)
-	else
-		hit=$(grep -a -F "${args[@]}" -- "$log" | head -n1 || true)
+	# (The benign list is never empty: the kernel's own banners are on it.)
+	grep -a -n -F "${args[@]}" -- "$1" | grep -a -v -E "${benign[@]}" | head -n1 || true
+}
+
+ks_console_check() {
+	local log=$1 hit
+	if [[ ! -r $log ]]; then
+		echo "console-check: cannot read $log"
+		return 4
 	fi
+	hit=$(ks_console_first_report "$log")
+	hit=${hit#*:}
 	if [[ -n $hit ]]; then
 		echo "console-check: kernel report in $log: ${hit//$'\r'/}"
 		return 2

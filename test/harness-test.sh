@@ -1,0 +1,42 @@
+#!/bin/bash
+# The guest harness's console verdicts (test/lib/console-check.sh,
+# test/lib/run-guest.sh) on hand-written consoles: which logs fail, and
+# which earn the one rerun (an emulator fault, a report during boot).
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/console-check.sh
+. "$TOP/test/lib/console-check.sh"
+# The two predicates, taken from run-guest.sh (which boots when sourced).
+eval "$(sed -n '/^ks_emulator_fault()/,/^}/p; /^ks_report_before_start()/,/^}/p' "$TOP/test/lib/run-guest.sh")"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { # WHAT EXPECTED(0/1) COMMAND...
+	local what=$1 want=$2 got=0
+	shift 2
+	"$@" >/dev/null || got=1
+	if [[ $got == "$want" ]]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $what"
+	fi
+}
+log() { printf '%b' "$2" >"$tmp/$1"; echo "$tmp/$1"; }
+clean=$(log clean '[ 0.1] Linux version\n[ 0.2] kmemleak: Kernel memory leak detector initialized\nKSTATS-GUEST-START 6.12 cpus=2\nok\nKSTATS-GUEST-END rc=0\n')
+late=$(log late 'KSTATS-GUEST-START 6.12 cpus=2\n[ 5.0] BUG: KASAN: use-after-free in ks_x\nKSTATS-GUEST-END rc=0\n')
+early=$(log early '[ 0.084] BUG: KASAN: wild-memory-access in rcu_is_watching+0x20/0x3c\nKSTATS-GUEST-START 6.12 cpus=2\nKSTATS-GUEST-END rc=0\n')
+nostart=$(log nostart '[ 0.5] Kernel panic - not syncing: VFS\n')
+badfl=$(log badfl 'KSTATS-GUEST-START\n[ 9.0] Oops: 0000\n[ 9.0] RSP: 0018:ffffc9 EFLAGS: 5a965ae2\n')
+goodfl=$(log goodfl 'KSTATS-GUEST-START\n[ 9.0] Oops: 0000\n[ 9.0] RSP: 0018:ffffc9 EFLAGS: 00010246\n')
+check "a clean console passes, its detector banners benign" 0 ks_console_check "$clean"
+check "a report after the script began fails" 1 ks_console_check "$late"
+check "a report during boot fails the check" 1 ks_console_check "$early"
+check "a report during boot earns the rerun" 0 ks_report_before_start "$early"
+check "a report with no script start (boot died) earns the rerun" 0 ks_report_before_start "$nostart"
+check "a report after the script began earns no rerun" 1 ks_report_before_start "$late"
+check "a clean console earns no rerun" 1 ks_report_before_start "$clean"
+check "EFLAGS with reserved bits set is an emulator fault" 0 ks_emulator_fault "$badfl"
+check "an ordinary EFLAGS is no emulator fault" 1 ks_emulator_fault "$goodfl"
+echo "harness: $pass passed, $fail failed"
+((fail == 0))
