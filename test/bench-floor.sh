@@ -1,17 +1,21 @@
 #!/bin/bash
 # The floor of each hook and kstats' own share, on getpid(): per round, the
-# caller-measured cost of a getpid() call (test/progs/getpid_p90: mean from
-# the round's total, and p90) untraced, with an empty-handler hook of each
-# method (test/bench-floor/kstats_bench_floor.ko), and with a kstats trace
-# of the same method:
+# caller-measured p50 of a getpid() call (test/progs/getpid_p90) untraced,
+# with an empty-handler hook of each method
+# (test/bench-floor/kstats_bench_floor.ko), and with a kstats trace of the
+# same method:
 #   kretprobe, fprobe  entry and return of the syscall's function
 #   kprobe             a pair: the syscall's function to __task_pid_nr_ns(),
 #                      which getpid() calls
 #   tracepoint         a pair: raw_syscalls sys_enter to sys_exit
-# hook = floor - base, kstats_own = kstats - floor, share = kstats_own /
-# hook; medians of ROUNDS rounds, then the table, then the fast-mode
-# figures (test/bench-fastmode.py). KS_BENCH_BOOTS busybox guests per
-# kernel, ROUNDS rounds each; every figure also goes to the report.
+# Paired figures: each getpid() call is followed by a timed getuid(), its
+# untraced twin; a round's figure is its getpid() p50 over its getuid()
+# p50, over the median of that in every base round. floor and kstats are
+# those ratios, share = (kstats - floor) / (floor - 1), medians of the
+# rounds. Not for the tracepoint pair, whose tracepoints the twin passes
+# too. Then a table, then the fast-mode figures of every method
+# (test/bench-fastmode.py). KS_BENCH_BOOTS busybox guests per kernel,
+# ROUNDS rounds each; every figure also goes to the report.
 # Usage: test/bench-floor.sh [KVER...]
 set -euo pipefail
 # shellcheck source=lib/bench.sh
@@ -33,7 +37,7 @@ C=/sys/kernel/debug/kstats/_control
 F=__x64_sys_getpid
 E=__task_pid_nr_ns
 insmod /modules/kstats.ko || exit 1
-t() { echo "@@F \$1 \$(/modules/getpid_p90 $N)"; }
+t() { echo "@@F \$1 \$(/modules/getpid_p90 $N twin)"; }
 for r in \$(seq 1 $ROUNDS); do
 	for m in $methods; do
 		t base-\$m
@@ -56,33 +60,33 @@ GUEST
 import re, statistics as st, sys
 k, t = sys.argv[1], {}
 for l in open(sys.argv[2], errors="replace"):
-    m = re.search(r"^@@F (\S+)-(\S+) getpid_p90 (\d+) p50 (\d+) p90 (\d+) total (\d+)", l)
+    m = re.search(r"^@@F (\S+)-(\S+) getpid_p90 \d+ p50 (\d+) p90 \d+ total \d+ twin_p50 (\d+)", l)
     if m:
         t.setdefault(m.group(2), {}).setdefault(m.group(1), []).append(
-            (int(m.group(6)) / int(m.group(3)), int(m.group(5))))
+            int(m.group(3)) / int(m.group(4)))
+# Each round's getpid() p50 over its own getuid() twin's p50, over the
+# median of that figure in every base round: a paired ratio, which a
+# slow spell of the emulator (it slows both calls) leaves alone.
+base = st.median(x for d in t.values() for x in d.get("base", []))
 rows = []
 for m, d in t.items():
-    b, f, s = d.get("base", []), d.get("floor", []), d.get("kstats", [])
-    if not f:
-        print("floor %s %s missing (the empty hook did not load)" % (k, m))
+    f, s = d.get("floor", []), d.get("kstats", [])
+    if m == "tracepoint":
+        print("# %s %s: no paired figures (getuid, the twin, passes the same tracepoints)" % (k, m))
         continue
-    fr = [x[0] / y[0] for x, y in zip(f, b)]
-    hook = [x[0] - y[0] for x, y in zip(f, b)]
-    print("floor %s %s mean_ratio %.2f x (rounds: %s)" % (k, m, st.median(fr), " ".join("%.2f" % x for x in fr)))
-    print("floor %s %s p90_ratio %.2f x" % (k, m, st.median(x[1] / y[1] for x, y in zip(f, b))))
-    row = [m, "%.2f" % st.median(fr), "-", "%.0f" % st.median(hook), "-", "-",
-           "%.2f" % st.median(x[1] / y[1] for x, y in zip(f, b)), "-"]
-    if s:
-        sr = [x[0] / y[0] for x, y in zip(s, b)]
-        own = [x[0] - y[0] for x, y in zip(s, f)]
-        share = [o / h for o, h in zip(own, hook)]
-        print("kstats %s %s mean_ratio %.2f x (rounds: %s)" % (k, m, st.median(sr), " ".join("%.2f" % x for x in sr)))
-        print("kstats %s %s own_share_of_hook %.2f (rounds: %s)" % (k, m, st.median(share), " ".join("%.2f" % x for x in share)))
-        row[2], row[4], row[5] = "%.2f" % st.median(sr), "%.0f" % st.median(own), "%.2f" % st.median(share)
-        row[7] = "%.2f" % st.median(x[1] / y[1] for x, y in zip(s, b))
-    rows.append("| " + " | ".join(row) + " |")
-print("\n| %s getpid() | floor/base (mean) | kstats/base (mean) | hook ns | kstats own ns | kstats share of hook | floor/base p90 | kstats/base p90 |" % k)
-print("|---|---|---|---|---|---|---|---|")
+    if not f or not s:
+        print("# %s %s: missing (the empty hook or the trace did not load)" % (k, m))
+        continue
+    fr = [x / base for x in f]
+    sr = [x / base for x in s]
+    share = [(y - x) / (x - 1) for x, y in zip(fr, sr)]
+    for what, name, v, unit in (("floor", "paired_ratio", fr, "x"), ("kstats", "paired_ratio", sr, "x"),
+                                ("kstats", "paired_share_of_hook", share, "share")):
+        print("%s %s %s %s %.2f %s (rounds: %s)" % (what, k, m, name, st.median(v), unit,
+                                                  " ".join("%.2f" % x for x in v)))
+    rows.append("| %s | %.2f | %.2f | %.2f |" % (m, st.median(fr), st.median(sr), st.median(share)))
+print("\n| %s getpid() p50 over its twin's, over base | floor | kstats | kstats' share of the hook |" % k)
+print("|---|---|---|---|")
 print("\n".join(rows) + "\n")
 PY
 	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"

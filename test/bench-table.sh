@@ -2,17 +2,19 @@
 # The seed's overhead table, redone for getpid() and for a module function:
 # the caller-measured p50/p90 of one getpid() call (test/progs/getpid_p90),
 # and of one call of kstats_test_target's kst_target_null() (its "timed"
-# command: back to back, and about 100 calls a second), untraced, traced by kstats
-# with each method the kernel offers, by bpftrace kprobe/kretprobe + hist(),
-# by bpftrace kfunc/kretfunc + hist(), and by a bare ftrace kprobe event.
-# KS_BENCH_BOOTS rootfs guests (test/lib/rootfs.sh) per kernel, one after
-# another. In each, each tracer is attached once and runs ROUNDS rounds;
-# untraced rounds are taken just before each tracer's rounds and the ratio
-# of round i is to that tracer's base round i. TCG: only ratios within one guest run mean anything.
-# Output: "table KVER WORKLOAD-METHOD p90_ratio X" lines (median of rounds,
-# with the rounds; WORKLOAD getpid, modfast or modslow), then a table each,
-# then the fast-mode figures (test/bench-fastmode.py); every figure also
-# goes to the report.
+# command: back to back, and about 100 calls a second), untraced, traced by
+# kstats with each method the kernel offers, by bpftrace kprobe/kretprobe +
+# hist(), by bpftrace kfunc/kretfunc + hist(), and by a bare ftrace kprobe
+# event. KS_BENCH_BOOTS rootfs guests (test/lib/rootfs.sh) per kernel, one
+# after another. In each, each tracer is attached once and runs ROUNDS
+# rounds, after untraced (base) rounds of its own. Every call is followed
+# by a timed call of an untraced twin (getuid(), kst_target_twin()).
+# Output: "table KVER WORKLOAD-METHOD p50_paired X" lines (a round's p50
+# over its twin's p50, over the median of that in every base round of the
+# workload; medians of rounds, with the rounds; WORKLOAD getpid, modfast or
+# modslow) and p90_ratio lines (to the tracer's own base rounds), a table
+# each, then the fast-mode figures (test/bench-fastmode.py); every figure
+# also goes to the report. TCG: only ratios within one run mean anything.
 # Usage: test/bench-table.sh [KVER...]
 set -euo pipefail
 # shellcheck source=lib/bench.sh
@@ -39,10 +41,10 @@ echo "@@INFO possible \$(cat /sys/devices/system/cpu/possible) clock \$(cat /sys
 rounds() { # NAME: ROUNDS rounds of workload \$W
 	for r in \$(seq 1 $ROUNDS); do
 		if [ \$W = getpid ]; then
-			echo "@@T getpid \$1 \$(/ks/getpid_p90 $N)"
+			echo "@@T getpid \$1 \$(/ks/getpid_p90 $N twin)"
 		else
-			echo "timed $N 0" > \$T && echo "@@T modfast \$1 \$(head -1 \$T)"
-			echo "timed $NSLOW 10000" > \$T && echo "@@T modslow \$1 \$(head -1 \$T)"
+			echo "timed $N 0 1" > \$T && echo "@@T modfast \$1 \$(head -1 \$T)"
+			echo "timed $NSLOW 10000 1" > \$T && echo "@@T modslow \$1 \$(head -1 \$T)"
 		fi
 	done
 }
@@ -89,7 +91,8 @@ W=mod
 tracers kst_target_null kstats_test_target:kst_target_null
 exit 0
 GUEST
-	ks_bench_boots "$k" table test/lib/rootfs.sh "$script" "out/$k/kstats.ko" \
+	# bpftrace takes a minute or more to start under TCG, eight times a boot.
+	KS_TIMEOUT=${KS_TIMEOUT:-1800} ks_bench_boots "$k" table test/lib/rootfs.sh "$script" "out/$k/kstats.ko" \
 		"out/$k/kstats_test_target.ko" "out/$k/getpid_p90"
 	rm -f "$script"
 	log=$LOG
@@ -97,40 +100,37 @@ GUEST
 	grep -aE '^@@(BT|KSTATS)' "$log" | sed "s/^@@/check $k /" || true
 	lines=$(mktemp)
 	python3 - "$k" "$log" <<'PY' | tee "$lines"
-import re, statistics, sys
+import re, statistics as st, sys
 k, t = sys.argv[1], {}
 for l in open(sys.argv[2], errors="replace"):
-    m = re.search(r"^@@T (\S+) (\S+) \S+ \d+ p50 (\d+) p90 (\d+) total (\d+)", l)
+    m = re.search(r"^@@T (\S+) (\S+) \S+ \d+ p50 (\d+) p90 (\d+) total \d+ twin_p50 (\d+)", l)
     if m:
         t.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(
-            (int(m.group(3)), int(m.group(4))))
+            (int(m.group(3)), int(m.group(4)), int(m.group(3)) / int(m.group(5))))
 # Workloads: getpid (the syscall), modfast and modslow (the module's
-# function back to back, and about 100 calls a second). The untraced p90
-# under TCG is bimodal (about 620 or 1250 ns for getpid, a whole set of
-# base rounds can sit in either mode), so each tracer is also compared
-# with the pooled base: the median of every base round of the workload.
+# function back to back, and about 100 calls a second). Each call is
+# followed by a timed call of its untraced twin (getuid(),
+# kst_target_twin()); the paired figure of a round is its p50 over the
+# twin's p50, over the median of that in every base round of the
+# workload: a slow spell of the emulator slows both calls alike. The p90
+# figures are to the tracer's own base rounds, taken just before it.
 for w, tw in t.items():
     rows = []
-    pooled = statistics.median(y[1] for n, v in tw.items() if n.startswith("base-") for y in v)
+    pooled = st.median(y[2] for n, v in tw.items() if n.startswith("base-") for y in v)
     for name, v in tw.items():
         b = tw.get("base-" + name)
         if name.startswith("base-") or not b:
             continue
-        for i, what in ((0, "p50"), (1, "p90")):
-            r = [x[i] / y[i] for x, y in zip(v, b)]
-            med = statistics.median(r)
-            print("table %s %s-%s %s_ratio %.2f x (rounds: %s)" % (
-                k, w, name, what, med, " ".join("%.2f" % x for x in r)))
-        pr = [x[1] / pooled for x in v]
-        print("table %s %s-%s p90_vs_pooled_base %.2f x (rounds: %s)" % (
-            k, w, name, statistics.median(pr), " ".join("%.2f" % x for x in pr)))
-        rows.append((name, statistics.median(y[1] for y in b),
-                     statistics.median(x[1] for x in v), med, min(r), max(r),
-                     statistics.median(pr)))
-    print("\n| %s %s | base p90 ns | traced p90 ns | p90 ratio (median) | min..max | p90 / pooled base (%d ns) |" % (k, w, pooled))
-    print("|---|---|---|---|---|---|")
+        pr = [x[2] / pooled for x in v]
+        r90 = [x[1] / y[1] for x, y in zip(v, b)]
+        for what, r in (("p50_paired", pr), ("p90_ratio", r90)):
+            print("table %s %s-%s %s %.2f x (rounds: %s)" % (
+                k, w, name, what, st.median(r), " ".join("%.2f" % x for x in r)))
+        rows.append((name, st.median(pr), min(pr), max(pr), st.median(r90)))
+    print("\n| %s %s | p50 over twin, over base (median) | min..max | p90 over own base |" % (k, w))
+    print("|---|---|---|---|")
     for r in rows:
-        print("| %s | %d | %d | %.2f | %.2f..%.2f | %.2f |" % r)
+        print("| %s | %.2f | %.2f..%.2f | %.2f |" % r)
     print()
 PY
 	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"

@@ -29,6 +29,9 @@
  *				CLOCK_MONOTONIC; reading the file then gives
  *				"timed N p50 NS p90 NS total NS", as the seed's
  *				overhead table reported a module function
+ *	timed N GAP_US 1	the same, each call followed by a timed call
+ *				of kst_target_twin(); the line ends
+ *				"twin_p50 NS twin_p90 NS"
  *	clear			forget the measurements below
  *
  * Every call (outermost call for recurse, begin..end for the sections)
@@ -56,7 +59,7 @@
 #include "kstats_test_target.h"
 
 static struct dentry *kst_file;
-static char kst_result[96];
+static char kst_result[128];
 
 /* Caller-side measurements, merged across concurrent writers. */
 static DEFINE_SPINLOCK(kst_lock);
@@ -143,6 +146,16 @@ noinline void kst_target_null(void)
 }
 
 /*
+ * kst_target_null()'s untraced twin for the benchmarks: timed in the same
+ * loop, it is slowed by whatever slows the emulator at that moment, so
+ * the ratio of the two is free of it.
+ */
+noinline void kst_target_twin(void)
+{
+	barrier();
+}
+
+/*
  * Call paths for the keyed traces: each is its own frame above the
  * callee (noinline, and the barrier after the call forbids a tail call).
  */
@@ -182,14 +195,19 @@ static int kst_cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int kst_timed(unsigned int n, unsigned int gap_us)
+static int kst_timed(unsigned int n, unsigned int gap_us, bool twin)
 {
 	u64 *d = kvmalloc_array(n, sizeof(*d), GFP_KERNEL);
+	u64 *e = twin ? kvmalloc_array(n, sizeof(*e), GFP_KERNEL) : NULL;
 	u64 start, t0;
 	unsigned int i;
+	int len;
 
-	if (!d)
+	if (!d || (twin && !e)) {
+		kvfree(d);
+		kvfree(e);
 		return -ENOMEM;
+	}
 	start = ktime_get_ns();
 	for (i = 0; i < n; i++) {
 		if (gap_us)
@@ -199,12 +217,25 @@ static int kst_timed(unsigned int n, unsigned int gap_us)
 		t0 = ktime_get_ns();
 		kst_target_null();
 		d[i] = ktime_get_ns() - t0;
+		if (twin) {
+			t0 = ktime_get_ns();
+			kst_target_twin();
+			e[i] = ktime_get_ns() - t0;
+		}
 	}
 	start = ktime_get_ns() - start;
 	sort(d, n, sizeof(*d), kst_cmp_u64, NULL);
-	snprintf(kst_result, sizeof(kst_result), "timed %u p50 %llu p90 %llu total %llu\n",
-		 n, d[n / 2], d[(u64)n * 9 / 10], start);
+	len = snprintf(kst_result, sizeof(kst_result), "timed %u p50 %llu p90 %llu total %llu",
+		       n, d[n / 2], d[(u64)n * 9 / 10], start);
+	if (twin) {
+		sort(e, n, sizeof(*e), kst_cmp_u64, NULL);
+		len += scnprintf(kst_result + len, sizeof(kst_result) - len,
+				 " twin_p50 %llu twin_p90 %llu", e[n / 2],
+				 e[(u64)n * 9 / 10]);
+	}
+	scnprintf(kst_result + len, sizeof(kst_result) - len, "\n");
 	kvfree(d);
+	kvfree(e);
 	return 0;
 }
 
@@ -330,8 +361,8 @@ static int kst_run(char *line)
 			kst_target_null();
 		snprintf(kst_result, sizeof(kst_result), "bench %u ns %llu\n",
 			 a, ktime_get_ns() - t0);
-	} else if (!strcmp(cmd, "timed") && n == 3 && a) {
-		return kst_timed(a, b);
+	} else if (!strcmp(cmd, "timed") && (n == 3 || (n == 4 && c == 1)) && a) {
+		return kst_timed(a, b, n == 4);
 	} else if (!strcmp(cmd, "bench_pair") && n == 2) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < a; i++) {

@@ -23,5 +23,6 @@ void kst_section_begin(void);
 void kst_section_end(void);
 void kst_target_notrace(void);
 void kst_target_null(void);
+void kst_target_twin(void);
 
 #endif /* _KSTATS_TEST_TARGET_H */
