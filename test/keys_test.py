@@ -99,7 +99,9 @@ ctl "trace rc start sched_wakeup end sched_switch key comm"
 """)
     out.append(" & ".join("/modules/kstask %s sleep %d %d" % s for s in SLEEPERS)
                + " & wait")
-    out.append("""show KEY-rc
+    # The node's own counts, for a failure's message.
+    out.append("""echo "@@RQ $(grep -E '^# (samples|trace) ' $D/rc | tr '\\n' ' ')"
+show KEY-rc
 listing runq
 ctl "remove rc"
 step slowest
@@ -391,11 +393,12 @@ def check(logpath):
     st = steps["runq-comm"]
     node = key_nodes(st).get("rc", [None])[0]
     tasks = {l.split()[1]: l.split() for l in st if l.startswith("@@TASK ")}
+    rq = " ".join(l for l in st if l.startswith("@@RQ "))
     for comm, sleeps, _ in SLEEPERS:
         w = tasks.get(comm)
         rows = node and [x for x in node["rows"] if x["parts"].get("comm") == comm]
         r.check(w is not None and rows and len(rows) == 1,
-                "runq by comm: one row for %s" % comm, str(w))
+                "runq by comm: one row for %s" % comm, "%s; %s" % (w, rq))
         if not (w and rows and len(rows) == 1):
             continue
         nv, niv = int(w[w.index("nvcsw") + 1]), int(w[w.index("nivcsw") + 1])
@@ -404,7 +407,7 @@ def check(logpath):
         # switch (TCG is slow enough for that): most of them block.
         r.check(nv >= sleeps // 2 and nv <= got <= nv + niv + SLACK,
                 "runq by comm: %s has %d samples, within its switches [%d, %d + %d + %d]"
-                % (comm, got, nv, nv, niv, SLACK))
+                % (comm, got, nv, nv, niv, SLACK), rq)
     r.check(missed_of(listings(st).get("runq", []), "rc") == 0, "runq by comm: nothing missed")
 
     # slowest 4: the four large calls, by the task that made them.
