@@ -28,7 +28,8 @@ for k in "${KERNELS[@]}"; do
 	mod=$TOP/out/$k/bench-floor
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp test/bench-floor/kstats_bench_floor.c test/bench-floor/Kbuild src/compat.h src/compat.mk "$mod/"
-	make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >/dev/null 2>&1
+	make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >"$mod/build.log" 2>&1 ||
+		{ echo "bench-floor: $k: the empty-hook module did not build:" >&2; cat "$mod/build.log" >&2; exit 1; }
 	methods="kretprobe kprobe tracepoint"
 	[[ $(ks_kernel_series "$k") == 6.12 ]] && methods="kretprobe fprobe kprobe tracepoint"
 	script=$(mktemp)
