@@ -866,7 +866,7 @@ static void ks_test_minmax_hardirq(struct kunit *test)
 	struct ks_mm *mm = kunit_kzalloc(test, sizeof(*mm), GFP_KERNEL);
 	unsigned long bad = 0, i;
 	struct ks_cpu *c;
-	u64 t_min, t_max;
+	u64 t_min, t_max, t0;
 
 	KUNIT_ASSERT_NOT_NULL(test, mm);
 	mm->ks = ks_test_new(test, "kunit_mm", 3);
@@ -877,8 +877,14 @@ static void ks_test_minmax_hardirq(struct kunit *test)
 	mm->timer.function = ks_test_mm_fn;
 	mm->cpu = get_cpu();
 	c = per_cpu_ptr(mm->ks->cpu, mm->cpu);
+	t0 = ktime_get_ns();
 	hrtimer_start(&mm->timer, ns_to_ktime(20000), HRTIMER_MODE_REL_PINNED_HARD);
-	for (i = 0; i < 200000 && (i < 1000 || mm->fired_here < 50); i++) {
+	/*
+	 * Until the timer has fired 50 times here, however slowly a loaded
+	 * host delivers it (36 in 180 ms was seen), within 5 s of wall time.
+	 */
+	for (i = 0; i < 1000 || (READ_ONCE(mm->fired_here) < 50 &&
+				 ktime_get_ns() - t0 < 5 * NSEC_PER_SEC); i++) {
 		u64 lo = READ_ONCE(mm->cur_min) - 3, hi = READ_ONCE(mm->cur_max) + 3;
 
 		WRITE_ONCE(mm->cur_min, lo);
