@@ -31,6 +31,9 @@ step() {
 	echo "step $n rc $(cat /tmp/out/$n.rc)"
 }
 load() { for f in /bin/busybox /proc/cpuinfo /proc/meminfo /proc/stat; do dd if=$f of=/dev/null bs=4k 2>/dev/null; done; }
+# Poll a condition (up to 120 s): a slow host must not decide what the
+# steps below see, only how long they take.
+until_true() { i=0; until "$@"; do i=$((i + 1)); [ $i -lt 600 ] || return 1; sleep 0.2; done; }
 
 # Before kstats is loaded, and without debugfs.
 step notloaded $K list
@@ -89,9 +92,9 @@ step reset_unknown $K reset nope
 
 # A metric removed while being watched.
 $K trace t2 start vfs_read
-( sleep 2; $K remove t2 ) &
+( until_true test -s /tmp/out/watch_removed.out; $K remove t2 ) &
 rm_pid=$!
-step watch_removed $K watch t2 -i 1 -n 5
+step watch_removed $K watch t2 -i 1 -n 60
 wait $rm_pid
 
 # run: lifecycle, ended by -d, by SIGINT, by SIGTERM.
@@ -101,13 +104,14 @@ step run_d $K run -d 2 rr start vfs_read
 grep -c '^rr ' $D/_control >/tmp/out/run_d_after
 $K run rr2 start vfs_read >/tmp/out/run_int.out 2>/tmp/out/run_int.err &
 p=$!
-sleep 2
+# Its trace listed: run has set its signal handlers (before the trace).
+until_true grep -q '^rr2 ' $D/_control
 kill -INT $p
 wait $p; echo $? >/tmp/out/run_int.rc
 grep -c '^rr2 ' $D/_control >/tmp/out/run_int_after
 $K run -i 1 rr3 start vfs_read >/tmp/out/run_term.out 2>/tmp/out/run_term.err &
 p=$!
-sleep 3
+until_true grep -q '^rr3: ' /tmp/out/run_term.out
 kill -TERM $p
 wait $p; echo $? >/tmp/out/run_term.rc
 grep -c '^rr3 ' $D/_control >/tmp/out/run_term_after
