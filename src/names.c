@@ -259,6 +259,19 @@ static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
 	    (strstarts(colon + 1, "sys_enter_") ||
 	     strstarts(colon + 1, "sys_exit_")))
 		return ks_point_tracepoint(req->name, tp_sym, "", word);
+	/* Neither GROUP:EVENT nor MODULE:FUNCTION: say which it looks like. */
+	if (colon && !ks_function_exists(sym)) {
+		char g[KS_GROUP_MAX];
+
+		if (colon - sym < KS_GROUP_MAX && ks_tp_symbol(tp_sym, colon + 1) &&
+		    ks_find_tracepoint(colon + 1)) {
+			strscpy(g, sym, colon - sym + 1);
+			return ks_point_tracepoint(req->name, tp_sym, g, word);
+		}
+		ks_err_ratelimited("trace %s: no tracepoint or function %s in the kernel or its modules\n",
+				   req->name, word);
+		return -ENOENT;
+	}
 	if (colon || ks_function_exists(sym))
 		return 0;	/* MODULE:FUNCTION is kprobes' own spelling */
 	if (ks_find_tracepoint(sym) && ks_tp_symbol(tp_sym, sym)) {

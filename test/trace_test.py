@@ -148,6 +148,11 @@ def SPELLING_REFUSALS(arch):
      "trace x: no function vfs_read+4: kstats times functions and sections, not offsets"),
     ("trace x start kst_target_delay,,kst_target_null", "Invalid argument",
      "trace x: kst_target_delay,,kst_target_null: an empty name in the list"),
+    # GROUP:EVENT that is no tracepoint: ENOENT naming it, not a kind mismatch.
+    ("trace x start sched:nosuch end sched:sched_switch", "No such file or directory",
+     "trace x: no tracepoint or function sched:nosuch in the kernel or its modules"),
+    ("trace x start irq:sched_switch end sched:sched_wakeup", "No such file or directory",
+     "trace x: no tracepoint irq:sched_switch: sched_switch is not in group irq"),
     ("trace x start sched_wakeup end kst_section_end", "Invalid argument",
      "trace x: start sched_wakeup and end kst_section_end must both be tracepoints or both functions"),
     ]
