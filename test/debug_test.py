@@ -28,6 +28,7 @@ K=$D/_control
 T=/sys/kernel/debug/kstats_test_target
 step() { echo "@@STEP $1"; }
 ncpu=$(nproc)
+echo "@@NCPU $ncpu"
 step kunit
 insmod /modules/kunit.ko || echo "@@FAIL insmod kunit"
 # The suites run when the module that holds them loads.
@@ -124,6 +125,9 @@ def check(logpath, rounds):
     r.check(counts.get("s2") == str(expected(S2)),
             "debug: s2 CPUS counts add up to the %d recorded from kthreads and IPIs"
             % expected(S2), str(counts.get("s2")))
+    # run.sh boots 4 vCPUs; fewer means the guest ran the stress on fewer CPUs.
+    ncpu = re.findall(r"@@NCPU (\d+)", log)
+    r.check(ncpu == ["4"], "debug: the guest runs on its 4 vCPUs", str(ncpu))
     r.check("@@CHAOS-DONE" in log, "debug: chaos phase finished")
     r.check("@@RMMOD client rc=0" in log and "@@RMMOD kstats rc=0" in log
             and "@@STALE" not in log, "debug: rmmod of everything after the stress")
