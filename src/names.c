@@ -241,39 +241,36 @@ static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
 	if (ks_is_function_set(sym))
 		return 0;	/* functions only, looked up when attached */
 	colon = strchr(sym, ':');
-	if (colon && colon != sym && colon - sym < KS_GROUP_MAX &&
-	    ks_tp_symbol(tp_sym, colon + 1) && ks_find_tracepoint(colon + 1)) {
-		char g[KS_GROUP_MAX];
+	if (colon) {
+		struct tracepoint *tp = NULL;
+		char g[KS_GROUP_MAX] = "";
 
-		strscpy(g, sym, colon - sym + 1);
-		if (ks_tracepoint_in_group(g, colon + 1,
-					   ks_find_tracepoint(colon + 1))) {
+		if (colon != sym && colon - sym < KS_GROUP_MAX &&
+		    ks_tp_symbol(tp_sym, colon + 1)) {
+			strscpy(g, sym, colon - sym + 1);
+			tp = ks_find_tracepoint(colon + 1);
+		}
+		if (tp && ks_tracepoint_in_group(g, colon + 1, tp)) {
 			strscpy(group, g, KS_GROUP_MAX);
 			strscpy(sym, tp_sym, KSYM_NAME_LEN);
 			*resolved = KS_POINT_TRACEPOINT;
 			return 0;
 		}
-	}
-	/* perf's syscalls:sys_enter_NAME: say what to write instead. */
-	if (colon && ks_tp_symbol(tp_sym, colon + 1) &&
-	    (strstarts(colon + 1, "sys_enter_") ||
-	     strstarts(colon + 1, "sys_exit_")))
-		return ks_point_tracepoint(req->name, tp_sym, "", word);
-	/* Neither GROUP:EVENT nor MODULE:FUNCTION: say which it looks like. */
-	if (colon && !ks_function_exists(sym)) {
-		char g[KS_GROUP_MAX];
-
-		if (colon - sym < KS_GROUP_MAX && ks_tp_symbol(tp_sym, colon + 1) &&
-		    ks_find_tracepoint(colon + 1)) {
-			strscpy(g, sym, colon - sym + 1);
+		/* perf's syscalls:sys_enter_NAME: say what to write instead. */
+		if (ks_tp_symbol(tp_sym, colon + 1) &&
+		    (strstarts(colon + 1, "sys_enter_") ||
+		     strstarts(colon + 1, "sys_exit_")))
+			return ks_point_tracepoint(req->name, tp_sym, "", word);
+		if (ks_function_exists(sym))
+			return 0;	/* MODULE:FUNCTION is kprobes' own spelling */
+		if (tp)		/* a tracepoint, in another group */
 			return ks_point_tracepoint(req->name, tp_sym, g, word);
-		}
 		ks_err_ratelimited("trace %s: no tracepoint or function %s in the kernel or its modules\n",
 				   req->name, word);
 		return -ENOENT;
 	}
-	if (colon || ks_function_exists(sym))
-		return 0;	/* MODULE:FUNCTION is kprobes' own spelling */
+	if (ks_function_exists(sym))
+		return 0;
 	if (ks_find_tracepoint(sym) && ks_tp_symbol(tp_sym, sym)) {
 		strscpy(sym, tp_sym, KSYM_NAME_LEN);
 		*resolved = KS_POINT_TRACEPOINT;
