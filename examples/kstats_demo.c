@@ -58,8 +58,7 @@ static int __init demo_init(void)
 		err = PTR_ERR(sleeper);
 		goto err_delete;
 	}
-	hrtimer_init(&demo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	demo_timer.function = demo_timer_fn;
+	hrtimer_setup(&demo_timer, demo_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	hrtimer_start(&demo_timer, ns_to_ktime((u64)period_us * NSEC_PER_USEC), HRTIMER_MODE_REL);
 	return 0;
 

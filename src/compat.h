@@ -25,25 +25,64 @@
 #endif
 
 /*
- * fprobe: Kbuild defines KS_FPROBE_PT_REGS_RET_IP when the kernel has
- * CONFIG_FPROBE with the handlers of 6.3 to 6.13 (entry returns int and
- * gets ret_ip and pt_regs). Other fprobe APIs are not supported: "method
- * fprobe" then fails with -EOPNOTSUPP and kretprobe is the default.
+ * fprobe, in the two APIs kstats knows (Kbuild probes include/linux/fprobe.h):
+ * - KS_FPROBE_PT_REGS_RET_IP, 6.3 to 6.13: handlers get pt_regs; the call
+ *   data sits in a rethook pool of nr_maxactive instances per probe.
+ * - KS_FPROBE_FTRACE_REGS, 6.14 on: handlers get ftrace_regs; fprobe runs
+ *   on the function-graph tracer, and the call data sits on the task's
+ *   shadow stack: no pool, no nr_maxactive.
+ * Elsewhere "method fprobe" fails with -EOPNOTSUPP and kretprobe is the
+ * default; KS_FPROBE_UNKNOWN_API says the kernel had an fprobe kstats did
+ * not know (the build and the load message say so).
  */
-#ifdef KS_FPROBE_PT_REGS_RET_IP
+#if defined(KS_FPROBE_PT_REGS_RET_IP)
+#define KS_FPROBE_REGS_ARG	struct pt_regs *regs
+#define KS_FPROBE_POOL		1
+#define ks_fprobe_set_maxactive(fp, n)	((fp)->nr_maxactive = (n))
+#elif defined(KS_FPROBE_FTRACE_REGS)
+#define KS_FPROBE_REGS_ARG	struct ftrace_regs *regs
+#define KS_FPROBE_POOL		0
+#define ks_fprobe_set_maxactive(fp, n)	((void)(fp), (void)(n))
+#endif
+
+#ifdef KS_FPROBE_REGS_ARG
 #define KS_HAVE_FPROBE		1
 #define KS_FPROBE_ENTRY(fn)						\
 	int notrace fn(struct fprobe *fp, unsigned long entry_ip,	\
-		       unsigned long ret_ip, struct pt_regs *regs,	\
+		       unsigned long ret_ip, KS_FPROBE_REGS_ARG,	\
 		       void *entry_data)
 #define KS_FPROBE_EXIT(fn)						\
 	void notrace fn(struct fprobe *fp, unsigned long entry_ip,	\
-			unsigned long ret_ip, struct pt_regs *regs,	\
+			unsigned long ret_ip, KS_FPROBE_REGS_ARG,	\
 			void *entry_data)
 #define KS_FPROBE_ENTRY_OK	0
 #define KS_FPROBE_ENTRY_SKIP	1	/* no exit handler for this call */
 #else
 #define KS_HAVE_FPROBE		0
+#define KS_FPROBE_POOL		0
+#endif
+
+#ifdef KS_FPROBE_UNKNOWN_API
+#define KS_FPROBE_MISSING	"this kernel's fprobe API is not one this kstats knows"
+#else
+#define KS_FPROBE_MISSING	"kernel without CONFIG_FPROBE"
+#endif
+
+/*
+ * hrtimer_setup() (6.13) replaced hrtimer_init() and the assignment of
+ * ->function; hrtimer_init() is gone since 6.15. Code calls hrtimer_setup().
+ */
+#ifndef KS_HAVE_HRTIMER_SETUP
+#include <linux/hrtimer.h>
+static inline void ks_hrtimer_setup(struct hrtimer *timer,
+				    enum hrtimer_restart (*fn)(struct hrtimer *),
+				    clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = fn;
+}
+
+#define hrtimer_setup ks_hrtimer_setup
 #endif
 
 /* sched_switch gained prev_state in 5.18; Kbuild probes the header. */

@@ -367,16 +367,27 @@ static int notrace ks_kp_end(struct kprobe *p, struct pt_regs *regs)
  * Tracepoint probes that use no argument are called with the tracepoint's
  * arguments after @data, which the x86-64 calling convention lets them
  * ignore, like the kernel's own tracepoint stubs. (Kbuild refuses kernels
- * with CONFIG_CFI_CLANG, where that call would trap.)
+ * with kCFI, where that call would trap.)
+ *
+ * Syscall tracepoints call their probes preemptible since 6.13 (under RCU
+ * Tasks Trace), and all others do on 7.x (under SRCU-fast). Every
+ * tracepoint probe of kstats therefore keeps itself on its CPU, as kprobe
+ * and fprobe handlers are kept by their callers: the guard, GAP and the
+ * stack scratch buffers are per CPU, and another task on this CPU must
+ * not find the guard taken and be counted "nested".
  */
 static void notrace ks_tp_start(void *data)
 {
+	preempt_disable_notrace();
 	ks_section_start(data, current, 0);
+	preempt_enable_notrace();
 }
 
 static void notrace ks_tp_end(void *data)
 {
+	preempt_disable_notrace();
 	ks_section_end(data, current, 0);
+	preempt_enable_notrace();
 }
 
 /*
@@ -422,7 +433,9 @@ static void notrace ks_tp_wakeup(void *data, struct task_struct *p)
 {
 	struct ks_trace *t = data;
 
+	preempt_disable_notrace();
 	ks_runq_wakeup(t, p, &t->anchor[0], false);
+	preempt_enable_notrace();
 }
 
 /* sched_wakeup_new, when the pair starts at sched_wakeup or sched_waking. */
@@ -430,7 +443,9 @@ static void notrace ks_tp_wakeup_new(void *data, struct task_struct *p)
 {
 	struct ks_trace *t = data;
 
+	preempt_disable_notrace();
 	ks_runq_wakeup(t, p, &t->anchor[2], false);
+	preempt_enable_notrace();
 }
 
 /*
@@ -443,9 +458,12 @@ static void notrace ks_tp_waking(void *data, struct task_struct *p)
 {
 	struct ks_trace *t = data;
 
+	preempt_disable_notrace();
 	ks_runq_wakeup(t, p, &t->anchor[0], true);
+	preempt_enable_notrace();
 }
 
+/* __schedule() calls sched_switch with interrupts off, on every kernel. */
 static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 {
 	struct ks_trace *t = data;
@@ -502,9 +520,12 @@ static void notrace ks_tp_task_free(void *data, struct task_struct *p)
 {
 	struct ks_trace *t;
 
+	/* Under SRCU-fast (7.x) a probe is no RCU reader: see ks_tp_start(). */
+	rcu_read_lock();
 	list_for_each_entry_rcu(t, &ks_traces, list)
 		if (t->starts)
 			ks_starts_drop(t->starts, p);
+	rcu_read_unlock();
 }
 
 /* Probing kstats' own handlers would recurse. */
@@ -565,7 +586,7 @@ static int ks_attach_fprobe(struct ks_trace *t)
 	t->fp.entry_handler = ks_fp_entry;
 	t->fp.exit_handler = ks_fp_exit;
 	t->fp.entry_data_size = sizeof(struct ks_call);
-	t->fp.nr_maxactive = t->req.maxactive;
+	ks_fprobe_set_maxactive(&t->fp, t->req.maxactive);
 	if (t->funcs.pattern) {
 		int err = register_fprobe(&t->fp, t->funcs.pattern, NULL);
 
@@ -592,8 +613,8 @@ static int ks_attach_function(struct ks_trace *t)
 		return -EOPNOTSUPP;
 	}
 	if (t->funcs.pattern && !KS_HAVE_FPROBE) {
-		ks_err_ratelimited("trace %s: a pattern needs fprobe (CONFIG_FPROBE); list the functions instead (f1,f2,..., e.g. from /sys/kernel/tracing/available_filter_functions)\n",
-				   t->req.name);
+		ks_err_ratelimited("trace %s: a pattern needs fprobe (%s); list the functions instead (f1,f2,..., e.g. from /sys/kernel/tracing/available_filter_functions)\n",
+				   t->req.name, KS_FPROBE_MISSING);
 		return -EOPNOTSUPP;
 	}
 	/* Without CONFIG_FPROBE the default is simply a kretprobe. */
@@ -614,7 +635,7 @@ static int ks_attach_function(struct ks_trace *t)
 			ks_err_ratelimited("trace %s: fprobe unavailable for %s (%d)%s\n",
 					   t->req.name, t->req.start, err,
 					   KS_HAVE_FPROBE ? ": no ftrace site?" :
-					   ": kernel without CONFIG_FPROBE");
+					   ": " KS_FPROBE_MISSING);
 			return err == -ENOMEM ? err : -EOPNOTSUPP;
 		}
 		pr_info("trace %s: no fprobe for %s (%d), using a kretprobe\n",
@@ -836,6 +857,26 @@ static void ks_trace_show_missed(struct seq_file *m, void *arg)
 		   atomic_long_read(&t->no_start), t->gone ? " gone" : "");
 }
 
+#if KS_HAVE_FPROBE && !KS_FPROBE_POOL
+/*
+ * An fprobe on the function-graph tracer (6.14+) keeps each call's data on
+ * the task's shadow stack, which fgraph gives every task once any fgraph
+ * user is active, and shares: not this trace's. What is its own is one
+ * hash node per address.
+ */
+static size_t ks_fprobe_bytes(const struct ks_trace *t)
+{
+	const struct fprobe_hlist *h = t->fp.hlist_array;
+
+	return h ? struct_size(h, array, h->size) : 0;
+}
+#else
+static size_t ks_fprobe_bytes(const struct ks_trace *t)
+{
+	return 0;
+}
+#endif
+
 /*
  * Bytes a trace holds: its histograms, start table and per-CPU state,
  * and the pool of return-probe instances the kernel keeps for it
@@ -852,10 +893,13 @@ static size_t ks_trace_bytes(const struct ks_trace *t)
 
 	if (t->req.method == KS_METHOD_KRETPROBE)
 		inst = sizeof(struct kretprobe_instance) + sizeof(struct ks_call);
-	else if (t->req.method == KS_METHOD_FPROBE)
+	else if (t->req.method == KS_METHOD_FPROBE && KS_FPROBE_POOL)
 		/* fprobe's private node: a rethook_node, two ips, our data. */
 		inst = sizeof(struct rethook_node) + 2 * sizeof(long) +
 		       sizeof(struct ks_call);
+	else if (t->req.method == KS_METHOD_FPROBE)
+		/* No pool: the hash nodes of its addresses (see ks_fprobe_bytes()). */
+		pool = ks_fprobe_bytes(t);
 	if (inst)
 		pool = t->req.maxactive * ALIGN(inst, sizeof(long));
 	if (inst && KS_RETHOOK_PERCPU_RING)
@@ -1012,6 +1056,13 @@ int ks_trace_add(const struct ks_trace_req *req)
 	}
 	if (err)
 		goto err_unlock;
+	if (t->req.method == KS_METHOD_FPROBE && !KS_FPROBE_POOL) {
+		/* Calls wait on the task's shadow stack: there is no pool to size. */
+		if (req->maxactive)
+			pr_info("trace %s: maxactive %u does not apply: fprobe on this kernel has no instance pool\n",
+				t->req.name, req->maxactive);
+		t->req.maxactive = 0;
+	}
 	list_add_tail_rcu(&t->list, &ks_traces);
 	mutex_unlock(&ks_trace_lock);
 	pr_info("trace %s: attached with %s to %s%s%s\n", t->req.name,

@@ -583,8 +583,7 @@ static void ks_test_contexts(struct kunit *test)
 	spin_unlock_irqrestore(&lock, flags);
 	KUNIT_EXPECT_EQ(test, ks_test_count_in(ks_ctx_key, 200), 10);
 
-	hrtimer_init(&timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	timer.function = ks_test_hrtimer_fn;
+	hrtimer_setup(&timer, ks_test_hrtimer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
 	while (hrtimer_active(&timer))
 		cpu_relax();
@@ -873,8 +872,7 @@ static void ks_test_minmax_hardirq(struct kunit *test)
 	mm->cur_min = 1ULL << 40;
 	mm->cur_max = 1ULL << 40;
 	mm->irq_min = U64_MAX;
-	hrtimer_init(&mm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	mm->timer.function = ks_test_mm_fn;
+	hrtimer_setup(&mm->timer, ks_test_mm_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	mm->cpu = get_cpu();
 	c = per_cpu_ptr(mm->ks->cpu, mm->cpu);
 	t0 = ktime_get_ns();

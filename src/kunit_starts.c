@@ -136,8 +136,7 @@ static void ks_test_starts_hammer(struct kunit *test)
 	ks_hammer.st = ks_starts_alloc(1);
 	KUNIT_ASSERT_NOT_NULL(test, ks_hammer.st);
 	ks_hammer.begin = ktime_get_mono_fast_ns();
-	hrtimer_init(&timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	timer.function = ks_hammer_irq;
+	hrtimer_setup(&timer, ks_hammer_irq, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	hrtimer_start(&timer, ns_to_ktime(20000), HRTIMER_MODE_REL_PINNED_HARD);
 	/*
 	 * Pinned: the timer interrupts this task on its own CPU. 300 ms,

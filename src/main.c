@@ -251,6 +251,10 @@ static int __init kstats_init(void)
 	err = ks_control_create();
 	if (err)
 		goto err_hook;
+#ifdef KS_FPROBE_UNKNOWN_API
+	pr_warn("this kernel has CONFIG_FPROBE, but an fprobe API this kstats does not know: built without method fprobe\n");
+#endif
+	pr_info("%s loaded, methods: %s\n", KSTATS_VERSION, KS_METHODS);
 	return 0;
 
 err_hook:
@@ -288,3 +292,5 @@ MODULE_DESCRIPTION("Per-CPU log-linear histograms of kernel metrics in debugfs")
 MODULE_AUTHOR("kstats developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(KSTATS_VERSION);
+/* The methods this build attaches with (src/compat.mk): modinfo -F methods */
+MODULE_INFO(methods, KS_METHODS);

@@ -124,8 +124,7 @@ static int tc_record_timer(struct tc_batch *b)
 		return -ENOMEM;
 	tt->b = b;
 	init_completion(&tt->finished);
-	hrtimer_init(&tt->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	tt->timer.function = tc_timer_fn;
+	hrtimer_setup(&tt->timer, tc_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&tt->timer, ns_to_ktime(20 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_HARD);
 	wait_for_completion(&tt->finished);
@@ -190,8 +189,7 @@ static int tc_load_fn(void *arg)
 	int i;
 
 	/* Started here, pinned: it fires on this thread's CPU. */
-	hrtimer_init(&l->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	l->timer.function = tc_load_timer_fn;
+	hrtimer_setup(&l->timer, tc_load_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	hrtimer_start(&l->timer, ns_to_ktime(100 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	while (!kthread_should_stop()) {
