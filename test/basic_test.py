@@ -267,9 +267,12 @@ ls -l $D
                    % (" ".join(str(v) for v in boundary_values()), fb))
         out.append("show bounds%d" % fb)
 
+    # On one CPU, whose lines the check compares whole: a PREEMPT_RT
+    # kernel moves the shell between CPUs within the step.
     out.append("step random\nw $C 'new 2 rnd'")
-    for v, n in random_samples():
-        out.append("printf 'record rnd %d %d' > $C || echo '@@FAIL %d'" % (v, n, v))
+    out.append("taskset -c 0 sh -c \"" + "; ".join(
+        "printf 'record rnd %d %d' > $C || echo '@@FAIL %d'" % (v, n, v)
+        for v, n in random_samples()) + "\"")
     out.append("show rnd")
     out.append("""step single
 w $C 'new 4 one'
@@ -375,6 +378,23 @@ step done
 
 
 # ---------------------------------------------------------------- checker
+
+def series_of(kver):
+    """The kernel series of a release string: "7.2.13+deb14-rt-amd64" -> "7.2"."""
+    m = re.match(r"(\d+)\.(\d+)", kver or "")
+    return "%s.%s" % m.groups() if m else "6.1"
+
+
+def at_least(series, base):
+    """Whether SERIES ("6.12") is BASE ("6.12") or later."""
+    return tuple(map(int, series.split("."))) >= tuple(map(int, base.split(".")))
+
+
+def console_series(log):
+    """The series of the kernel that booted, from the guest's start marker."""
+    m = re.search(r"KSTATS-GUEST-START (\S+)", log)
+    return series_of(m.group(1) if m else "")
+
 
 class Results:
     def __init__(self):

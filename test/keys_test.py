@@ -14,7 +14,7 @@ around the same calls (kstats_test_target's "measured" line).
 import re
 import sys
 
-from basic_test import Results, parse, report
+from basic_test import Results, console_series, parse, report
 from trace_test import ctls, function_methods, listings, measured, missed_of
 
 # path P US N: (P, US, N); each path's own caller is kst_path_P.
@@ -275,7 +275,7 @@ def check(logpath):
     log = open(logpath, errors="replace").read()
     lines, steps = parse(log)
     m = re.search(r"KSTATS-GUEST-START (\S+)", log)
-    series = "6.12" if m and m.group(1).startswith("6.12.") else "6.1"
+    series = console_series(log)
     arch = "arm64" if m and m.group(1).endswith("-arm64") else "x86_64"
     # kstats flame runs where the tool is built: x86_64 guests.
     flame = arch == "x86_64"

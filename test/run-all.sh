@@ -85,6 +85,42 @@ for k in "${KERNELS[@]}"; do
 		bash test/debugfs-off.sh "$k"
 done
 
+# Debian 13's and Debian unstable's current kernels, generic and
+# PREEMPT_RT: each built in a chroot of its suite with that suite's
+# compiler and headers (test/lib/suites.sh), and its stock image booted
+# with the foundation, _control, hook-engine and keyed-trace scripts.
+# shellcheck source=lib/suites.sh
+. test/lib/suites.sh
+for sk in "${KS_SUITE_KERNELS[@]}"; do
+	read -r suite flavour <<<"$sk"
+	k=""
+	if ks_suite_chroot "$suite" 2>>"$LOGS/suite-$suite.log"; then
+		k=$(ks_suite_kver "$suite" "$flavour")
+	fi
+	img=""
+	[[ -n $k ]] && img=$(ks_suite_image "$suite" "$k" 2>>"$LOGS/suite-$suite.log")
+	run "$suite $flavour: chroot, current kernel ${k:-?} and its image" test -n "$img"
+	[[ -n $img ]] || { tail -n 20 "$LOGS/suite-$suite.log"; continue; }
+	run "$k: W=1 build in a $suite chroot, no warnings" \
+		ks_suite_in "$suite" bash test/build.sh "$k"
+	run "$k: sparse" ks_suite_in "$suite" bash test/lint.sh sparse "$k"
+	run "$k: Kbuild refuses kernels without what kstats needs, or with kCFI" \
+		ks_suite_in "$suite" bash test/kbuild-refusals.sh "$k"
+	[[ -f out/$k/kstats.ko ]] || continue
+	series=$(ks_kernel_series "$k")
+	KS_KERNEL=$img guest_suite "$k" basic "guest boots, runs the foundation script" "" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
+	KS_KERNEL=$img guest_suite "$k" trace "guest runs the _control script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/sigpair" "out/$k/syscall_loop"
+	KS_KERNEL=$img guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
+	KS_KERNEL=$img guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstask" "out/tools/kstats"
+done
+
 # arm64: the same 6.1 and 6.12 kernels of Debian's arm64 port, cross-built
 # for and booted in qemu-system-aarch64: build, sparse, foundation and
 # _control tests (test/arm64/run.sh; its own PASS/FAIL lines are counted).

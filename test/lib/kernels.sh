@@ -4,12 +4,14 @@
 # if both its image (to boot in QEMU) and its build tree (to compile the
 # module against) are installed.
 
-# ks_kernel_series KVER -> "6.1" or "6.12" (non-zero exit for anything else)
+# ks_kernel_series KVER -> "6.1", "6.12" or "7.N" (non-zero exit for
+# anything else): the series the tests know.
 ks_kernel_series() {
 	local kver=$1
 	case $kver in
 	6.1.*) echo 6.1 ;;
 	6.12.*) echo 6.12 ;;
+	7.*) [[ $kver =~ ^(7\.[0-9]+)\. ]] && echo "${BASH_REMATCH[1]}" ;;
 	*) return 1 ;;
 	esac
 }
@@ -20,9 +22,10 @@ ks_kernels() {
 	for img in /boot/vmlinuz-*; do
 		[[ -e $img ]] || continue
 		kver=${img#/boot/vmlinuz-}
-		# Only Debian's amd64 flavour of the 6.1 and 6.12 series.
+		# Only Debian 12's amd64 flavour of the 6.1 and 6.12 series (the
+		# newer suites' kernels: test/lib/suites.sh).
 		[[ $kver == *-amd64 ]] || continue
-		ks_kernel_series "$kver" >/dev/null || continue
+		case $(ks_kernel_series "$kver") in 6.1 | 6.12) ;; *) continue ;; esac
 		[[ -d /lib/modules/$kver/build ]] || continue
 		echo "$kver"
 	done | sort -V
