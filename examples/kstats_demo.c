@@ -14,6 +14,16 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 
+#ifndef HAVE_HRTIMER_SETUP	/* before 6.13: see Kbuild */
+static void hrtimer_setup(struct hrtimer *timer,
+			  enum hrtimer_restart (*fn)(struct hrtimer *),
+			  clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = fn;
+}
+#endif
+
 static unsigned int period_us = 1000;
 module_param(period_us, uint, 0444);
 MODULE_PARM_DESC(period_us, "hrtimer period in microseconds (default 1000)");
