@@ -115,6 +115,10 @@ def SPELLINGS(series, arch):
          "kst_section_begin"),
         # kfree is a function and a tracepoint (kmem:kfree): the function wins.
         ("trace sp7 start kfree", fn, "kfree"),
+        # A tracepoint with no trace event (DECLARE_TRACE; named *_tp, and
+        # since 6.15 every one is): in no group, so named without one.
+        ("trace sp10 start tracepoint:sched_update_nr_running_tp end sched_switch",
+         "tracepoint", "__tracepoint_sched_update_nr_running_tp"),
     ] + ([("trace sp8 start fentry:kst_target_null", "fprobe", "kst_target_null"),
           ("trace sp9 start kfunc:kst_target_null", "fprobe", "kst_target_null")]
          if "fprobe" in function_methods(series, arch) else [])
@@ -155,6 +159,10 @@ def SPELLING_REFUSALS(arch):
      "trace x: no tracepoint or function sched:nosuch in the kernel or its modules"),
     ("trace x start irq:sched_switch end sched:sched_wakeup", "No such file or directory",
      "trace x: no tracepoint irq:sched_switch: sched_switch is not in group irq"),
+    ("trace x start sched:sched_update_nr_running_tp end sched_switch",
+     "No such file or directory",
+     "trace x: no tracepoint sched:sched_update_nr_running_tp: "
+     "sched_update_nr_running_tp is not in group sched"),
     ("trace x start sched_wakeup end kst_section_end", "Invalid argument",
      "trace x: start sched_wakeup and end kst_section_end must both be tracepoints or both functions"),
     ]
@@ -699,7 +707,7 @@ def check(logpath):
         for cmd in ("trace w1 start kst_target_*", "trace w4 start kst_nomatch_*"):
             r.check(c.get(cmd, ("?", ""))[1] == "Operation not supported",
                     "%s without fprobe -> EOPNOTSUPP" % cmd)
-        r.check(any("kstats: trace w1: a pattern needs fprobe (CONFIG_FPROBE); list the functions instead" in l
+        r.check(any("kstats: trace w1: a pattern needs fprobe (kernel without CONFIG_FPROBE); list the functions instead" in l
                     for l in lines), "dmesg: a pattern needs fprobe, list the functions")
     for n, meth in (("w2", None), ("w3", "kretprobe")):
         f = fields(n)
