@@ -193,12 +193,14 @@ static u32 notrace ks_stack(struct ks_trace *t, enum ks_key_part part,
 	return ks_keys_stack(t->keys, part, &anchor);
 }
 
+/*
+ * A keyed stack is never part of the time it keys: a start captures its
+ * stack before reading the clock, an end reads the clock before capturing
+ * its stack (the unwinder takes microseconds).
+ */
 static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
-				 u64 now, const struct ks_anchor *anchor,
-				 unsigned long ret, bool replace)
+				 u64 now, u32 stack, bool replace)
 {
-	u32 stack = ks_stack(t, KS_KEY_KSTACK, anchor, ret);
-
 	if (!ks_starts_put(t->starts, task, now, stack, replace))
 		ks_lost(t, &t->table_full);
 }
@@ -242,6 +244,7 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 {
 	u8 *busy;
 	u64 now;
+	u32 stack;
 
 	if (!ks_filter_task(&t->req.filter, task) ||
 	    !ks_filter_cpu(&t->req.filter))
@@ -251,9 +254,10 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 		ks_lost(t, &t->nested_start);
 		return;
 	}
+	stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
 	now = ks_now();
 	ks_gap_begin(t, now);
-	ks_put_start(t, task, now, &t->anchor[0], ret, true);
+	ks_put_start(t, task, now, stack, true);
 	ks_leave(busy);
 }
 
@@ -287,12 +291,13 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 		ks_lost(t, &t->nested_start);
 		return false;
 	}
-	call->ts = ks_now();
 	call->stack = 0;
 	if (ks_keys_has(t->keys, KS_KEY_KSTACK)) {
 		ks_anchor_function(&anchor, func);
 		call->stack = ks_stack(t, KS_KEY_KSTACK, &anchor, ret);
 	}
+	/* After the unwind: see ks_put_start(). */
+	call->ts = ks_now();
 	ks_gap_begin(t, call->ts);
 	ks_leave(busy);
 	return true;
@@ -408,6 +413,7 @@ static void notrace ks_runq_wakeup(struct ks_trace *t, struct task_struct *p,
 {
 	u8 *busy;
 	u64 now;
+	u32 stack;
 
 	if (is_idle_task(p) || ks_task_on_cpu(p) ||
 	    !ks_filter_task(&t->req.filter, p))
@@ -417,9 +423,10 @@ static void notrace ks_runq_wakeup(struct ks_trace *t, struct task_struct *p,
 		ks_lost(t, &t->nested_start);
 		return;
 	}
+	stack = ks_stack(t, KS_KEY_KSTACK, anchor, 0);
 	now = ks_now();
 	ks_gap_begin(t, now);
-	ks_put_start(t, p, now, anchor, 0, replace);
+	ks_put_start(t, p, now, stack, replace);
 	ks_leave(busy);
 }
 
@@ -489,12 +496,20 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], 0));
 		ks_gap_end(t, now);
 	}
-	if (is_idle_task(prev) || !ks_filter_task(f, prev))
+	if (is_idle_task(prev) || !ks_filter_task(f, prev)) {
 		;
-	else if (preempt || task_is_running(prev))
-		ks_put_start(t, prev, now, &t->anchor[1], 0, true);
-	else
+	} else if (preempt || task_is_running(prev)) {
+		/*
+		 * next's wait ended at now; with a key, prev's starts after
+		 * next's row and prev's stack are done (see ks_put_start()).
+		 */
+		stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
+		if (t->keys)
+			now = ks_now();
+		ks_put_start(t, prev, now, stack, true);
+	} else {
 		ks_starts_drop(t->starts, prev);
+	}
 	ks_leave(busy);
 }
 

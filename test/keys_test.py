@@ -14,8 +14,8 @@ around the same calls (kstats_test_target's "measured" line).
 import re
 import sys
 
-from basic_test import Results, console_series, parse, report
-from trace_test import ctls, function_methods, listings, measured, missed_of
+from basic_test import Results, console_series, parse, report, summary
+from trace_test import ctls, function_methods, listings, measured, missed_of, nodes
 
 # path P US N: (P, US, N); each path's own caller is kst_path_P.
 PATHS = [(1, 2, 5), (2, 50, 3)]
@@ -176,10 +176,94 @@ while [ $i -lt 20 ]; do
 	i=$((i + 1))
 done
 echo "@@LS $(ls $D | tr '\\n' ' ')"
-step done
 """)
+    out.append(keycost_steps(series, arch))
+    out.append("step done\n")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
+
+
+# Calls per round of the key-cost step, and run-queue sleeps.
+KEYCOST_CALLS = 3000
+KEYCOST_SLEEPS = 300
+
+
+def keycost_steps(series, arch):
+    """The same workload traced without a key and with key kstack (and
+    end-kstack): the unwinder's time must not be in the samples."""
+    out = ["step keycost",
+           'timed() { echo "@@TIMED $1 $(head -n1 $T)"; }']
+    for m in function_methods(series, arch):
+        for tag, key in (("0", ""), ("1", " key kstack")):
+            out.append('ctl "trace c%s start kst_target_null method %s%s"\n'
+                       'tgt "timed %d 0 1"\ntimed c%s-%s\nshow c%s\nctl "remove c%s"'
+                       % (tag, m, key, KEYCOST_CALLS, tag, m, tag, tag))
+    for tag, key in (("0", ""), ("1", " key kstack,end-kstack")):
+        out.append('ctl "trace p%s start kst_section_begin end kst_section_end%s"\n'
+                   'tgt "section 0 %d"\nshow p%s\nctl "remove p%s"'
+                   % (tag, key, KEYCOST_CALLS, tag, tag))
+    for tag, key in (("0", ""), ("1", " key kstack,end-kstack")):
+        out.append('ctl "trace q%s start sched_wakeup end sched_switch comm kswK%s"\n'
+                   '/modules/kstask kswK sleep %d 200 > /dev/null\nshow q%s\nctl "remove q%s"'
+                   % (tag, key, KEYCOST_SLEEPS, tag, tag))
+    return "\n".join(out) + "\n"
+
+
+def check_keycost(r, st, series, arch):
+    """Keyed by stack or not, a traced span's p50 and min move by less than
+    a seventh of what key kstack costs the caller (U: the rise of the
+    caller-timed p50 of the same calls, max over the function methods),
+    plus the two p50s' slot errors. A stack taken inside the timed window
+    moves them by about half of U or more (the unwind itself); taken
+    outside, only what the unwinder leaves behind in caches (2-4 % of U
+    under TCG) remains. The pair and the run-queue wait use the same U:
+    the same unwinder in the same guest."""
+    nd = nodes(st)
+    timed = {}
+    for l in st:
+        mt = re.match(r"@@TIMED (\S+) timed \d+ p50 (\d+) p90 (\d+) total \d+ "
+                      r"twin_p50 (\d+) twin_p90 (\d+)", l)
+        if mt:
+            timed[mt.group(1)] = [int(x) for x in mt.group(2, 3, 4, 5)]
+
+    def figs(name, i):
+        got = nd.get(name, [])
+        if len(got) <= i:
+            return None
+        d, _ = summary(got[i][1])
+        try:
+            return int(d["p50"]), int(d["min"]), int(d["p50_err"]), int(d["samples"])
+        except (KeyError, ValueError):
+            return None
+
+    methods = function_methods(series, arch)
+    rounds, cost = [], 0
+    for i, m in enumerate(methods):
+        t0, t1, a, b = timed.get("c0-" + m), timed.get("c1-" + m), figs("c0", i), figs("c1", i)
+        if not (t0 and t1 and a and b):
+            r.check(False, "keycost %s: both rounds ran" % m, "%s %s %s %s" % (t0, t1, a, b))
+            continue
+        cost = max(cost, t1[0] - t0[0])
+        rounds.append((m, a, b, KEYCOST_CALLS))
+    for what, n0, n1, calls, key in (
+            ("kprobe pair", "p0", "p1", KEYCOST_CALLS, "kstack,end-kstack"),
+            ("run-queue", "q0", "q1", None, "kstack,end-kstack")):
+        a, b = figs(n0, 0), figs(n1, 0)
+        if not (a and b):
+            r.check(False, "keycost %s: both rounds ran" % what, "%s %s" % (a, b))
+            continue
+        rounds.append((what, a, b, calls))
+    r.check(cost > 0, "keycost: key kstack costs the caller something (U = %d ns)" % cost)
+    for what, a, b, calls in rounds:
+        bound = cost // 7 + a[2] + b[2]
+        # A run-queue wait's p50 is the guest scheduler's, which host load
+        # moves by more than U: its min, which load cannot lower, is bound.
+        p50_ok = calls is None or b[0] - a[0] <= bound
+        r.check((calls is None or a[3] == b[3] == calls) and a[3] > 0 and b[3] > 0 and
+                p50_ok and b[1] - a[1] <= bound,
+                "keycost %s: a keyed stack moves p50 %d -> %d and min %d -> %d ns, by "
+                "<= %d ns (U/7 and slot errors; U = %d ns; %d and %d samples)"
+                % (what, a[0], b[0], a[1], b[1], bound, cost, a[3], b[3]))
 
 
 def key_nodes(step_lines):
@@ -283,7 +367,8 @@ def check(logpath):
             "modules load and every workload command succeeds",
             str([l for l in lines if "FAIL" in l][:5]))
     want = ["paths-" + m for m in function_methods(series, arch)] + \
-        ["pairs", "other", "runq-comm", "slowest", "filters", "errors", "churn", "done"]
+        ["pairs", "other", "runq-comm", "slowest", "filters", "errors", "churn",
+         "keycost", "done"]
     for s in want:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -506,6 +591,8 @@ def check(logpath):
     ls_ = [l for l in steps["churn"] if l.startswith("@@LS")]
     r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
             "churn: no node left behind", str(ls_))
+
+    check_keycost(r, steps["keycost"], series, arch)
     return r
 
 
