@@ -6,6 +6,7 @@
  * Built with KSTATS_KUNIT=y, like kunit.c.
  */
 #include <kunit/test.h>
+#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
@@ -53,6 +54,40 @@ static void ks_test_starts_semantics(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(18), 18, 7, true));
 	/* 8 slots of 24 bytes (key, ts, tag) and the header, as kmalloc holds them. */
 	KUNIT_EXPECT_EQ(test, ks_starts_bytes(st), kmalloc_size_roundup(8 * 24 + 8));
+	ks_starts_free(st);
+}
+
+/*
+ * Without replace, a put keeps the key's start even when a tombstone lies
+ * before it in the window: two keys of one home, X put, A put, X taken,
+ * then A put again must leave A's first start, and no second copy.
+ */
+static void ks_test_starts_keep_past_tomb(struct kunit *test)
+{
+	struct ks_starts *st = ks_starts_alloc(1);	/* 2 slots, window 2 */
+	const void *x = NULL, *a = NULL;
+	unsigned long i;
+	u64 ts = 0;
+	u32 tag = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	for (i = 0; i < 64 && !a; i++) {
+		if (hash_ptr(ks_key(i), 32) & 1)
+			continue;
+		if (!x)
+			x = ks_key(i);
+		else
+			a = ks_key(i);
+	}
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, x, 500, 1, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, a, 1000, 2, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, x, &ts, &tag));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, a, 5000, 3, false));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, a, &ts, &tag));
+	KUNIT_EXPECT_EQ(test, ts, 1000);
+	KUNIT_EXPECT_EQ(test, tag, 2);
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, a, &ts, &tag));
 	ks_starts_free(st);
 }
 
@@ -160,6 +195,7 @@ static void ks_test_starts_hammer(struct kunit *test)
 
 static struct kunit_case ks_starts_cases[] = {
 	KUNIT_CASE(ks_test_starts_semantics),
+	KUNIT_CASE(ks_test_starts_keep_past_tomb),
 	KUNIT_CASE(ks_test_starts_churn),
 	KUNIT_CASE(ks_test_starts_hammer),
 	{}

@@ -124,6 +124,27 @@ void notrace ks_starts_drop(struct ks_starts *st, const void *key)
 	}
 }
 
+/*
+ * Whether @key has a start in its window. The whole window up to EMPTY:
+ * a tombstone before the key's slot does not end the search, or a put
+ * without replace would claim it and shadow the start it must keep.
+ */
+static bool notrace ks_starts_find(struct ks_starts *st, u32 home,
+				   const void *key)
+{
+	u32 n;
+
+	for (n = 0; n < st->window; n++) {
+		unsigned long v = READ_ONCE(ks_at(st, home, n)->key);
+
+		if (v == KS_KEY_EMPTY)
+			return false;
+		if (v == (unsigned long)key)
+			return true;
+	}
+	return false;
+}
+
 /**
  * ks_starts_put() - record that @key's section started at @ts
  * @st: the table
@@ -133,8 +154,8 @@ void notrace ks_starts_drop(struct ks_starts *st, const void *key)
  * @replace: a start already recorded for @key is replaced; if false,
  *           the earlier start is kept and @ts is ignored
  *
- * Context: any, NMI included. Lock-free; looks at most at
- * KS_STARTS_WINDOW slots (twice that with @replace).
+ * Context: any, NMI included. Lock-free; looks at most at twice
+ * KS_STARTS_WINDOW slots.
  * Return: false if every slot of @key's window was in use: the start is
  * not recorded and the caller counts a miss.
  */
@@ -145,12 +166,12 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
 
 	if (replace)
 		ks_starts_drop(st, key);
+	else if (ks_starts_find(st, home, key))
+		return true;
 	for (n = 0; n < st->window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
 		unsigned long v = READ_ONCE(s->key);
 
-		if (v == (unsigned long)key)
-			return true;	/* only reached without @replace */
 		if (v != KS_KEY_EMPTY && v != KS_KEY_TOMB)
 			continue;
 		if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
@@ -200,6 +221,7 @@ bool notrace ks_starts_take(struct ks_starts *st, const void *key, u64 *ts,
 	return false;
 }
 
+NOKPROBE_SYMBOL(ks_starts_find);
 NOKPROBE_SYMBOL(ks_starts_drop);
 NOKPROBE_SYMBOL(ks_starts_put);
 NOKPROBE_SYMBOL(ks_starts_take);
