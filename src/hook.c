@@ -68,6 +68,7 @@ struct ks_trace {
 	atomic_long_t table_full;	/* a start found no room */
 	atomic_long_t nested_start;	/* a start hit inside a kstats handler */
 	atomic_long_t nested_end;	/* an end hit inside a kstats handler */
+	atomic_long_t too_deep;		/* a start inside KS_STARTS_DEPTH open ones */
 	atomic_long_t negative;		/* an end before its start */
 	struct ks_krp *krps;	/* kretprobe: one per function */
 	struct kretprobe **rps;	/* the same, as register_kretprobes() takes them */
@@ -206,8 +207,20 @@ static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
 }
 
 /*
- * A section of @task ends now; @ret is the end function's return address
- * when the probe is at its entry, else 0 (see ks_anchor).
+ * A section belongs to its task and to the context level it runs at
+ * (task, softirq, hardirq, NMI): an interrupt's sections never pair with
+ * the task's it interrupted. task_struct is at least L1_CACHE_BYTES
+ * aligned (kernel/fork.c), so the level fits in the pointer's low bits.
+ */
+static __always_inline const void *ks_section_key(struct task_struct *task)
+{
+	return (const void *)((unsigned long)task + interrupt_context_level());
+}
+
+/*
+ * A section of @task ends now, closing the innermost one open at this
+ * context level; @ret is the end function's return address when the probe
+ * is at its entry, else 0 (see ks_anchor).
  */
 static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 				   unsigned long ret)
@@ -228,7 +241,7 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 		return;
 	}
 	now = ks_now();
-	if (ks_starts_take(t->starts, task, &start, &stack))
+	if (ks_starts_take(t->starts, ks_section_key(task), &start, &stack))
 		ks_record_span(t, task, start, now, stack,
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
 	/* With a cpu filter, a missing start may be one it left out. */
@@ -238,7 +251,10 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 	ks_leave(busy);
 }
 
-/* A section of @task starts now; a start not yet ended is replaced. */
+/*
+ * A section of @task starts now, inside those still open at this level:
+ * sections nest as calls do, up to KS_STARTS_DEPTH.
+ */
 static void notrace ks_section_start(struct ks_trace *t, struct task_struct *task,
 				     unsigned long ret)
 {
@@ -257,7 +273,14 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 	stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
 	now = ks_now();
 	ks_gap_begin(t, now);
-	ks_put_start(t, task, now, stack, true);
+	switch (ks_starts_push(t->starts, ks_section_key(task), now, stack)) {
+	case -E2BIG:
+		ks_lost(t, &t->too_deep);
+		break;
+	case -ENOSPC:
+		ks_lost(t, &t->table_full);
+		break;
+	}
 	ks_leave(busy);
 }
 
@@ -537,9 +560,14 @@ static void notrace ks_tp_task_free(void *data, struct task_struct *p)
 
 	/* Under SRCU-fast (7.x) a probe is no RCU reader: see ks_tp_start(). */
 	rcu_read_lock();
-	list_for_each_entry_rcu(t, &ks_traces, list)
-		if (t->starts)
-			ks_starts_drop(t->starts, p);
+	list_for_each_entry_rcu(t, &ks_traces, list) {
+		unsigned long level;
+
+		/* A run-queue key is the task; a section's adds its level. */
+		for (level = 0; t->starts && level < 4; level++)
+			ks_starts_drop(t->starts,
+				       (const void *)((unsigned long)p + level));
+	}
 	rcu_read_unlock();
 }
 
@@ -846,6 +874,7 @@ static unsigned long ks_probe_missed(struct ks_trace *t)
 static unsigned long ks_trace_missed(struct ks_trace *t)
 {
 	return ks_probe_missed(t) + atomic_long_read(&t->table_full) +
+	       atomic_long_read(&t->too_deep) +
 	       atomic_long_read(&t->nested_start) +
 	       atomic_long_read(&t->nested_end) +
 	       atomic_long_read(&t->negative);
@@ -862,12 +891,13 @@ static void ks_trace_show_missed(struct seq_file *m, void *arg)
 {
 	struct ks_trace *t = arg;
 
-	seq_printf(m, "# trace %s method %s missed %lu (probe %lu table_full %ld nested %ld negative %ld) no_start %ld%s\n",
+	seq_printf(m, "# trace %s method %s missed %lu (probe %lu table_full %ld nested %ld depth %ld negative %ld) no_start %ld%s\n",
 		   t->req.name, ks_method_name(t->req.method),
 		   ks_trace_missed(t), ks_probe_missed(t),
 		   atomic_long_read(&t->table_full),
 		   atomic_long_read(&t->nested_start) +
 		   atomic_long_read(&t->nested_end),
+		   atomic_long_read(&t->too_deep),
 		   atomic_long_read(&t->negative),
 		   atomic_long_read(&t->no_start), t->gone ? " gone" : "");
 }

@@ -37,6 +37,7 @@ struct ks_start {
 	unsigned long key;
 	u64 ts;
 	u32 tag;	/* the caller's, carried from put to take */
+	u32 depth;	/* of a nested start: open starts of its key before it */
 };
 
 struct ks_starts {
@@ -125,22 +126,48 @@ void notrace ks_starts_drop(struct ks_starts *st, const void *key)
 }
 
 /*
- * Whether @key has a start in its window. The whole window up to EMPTY:
- * a tombstone before the key's slot does not end the search, or a put
- * without replace would claim it and shadow the start it must keep.
+ * How deep @key's starts in its window go: one more than the deepest, 0
+ * when it has none. The whole window up to EMPTY: a tombstone before a
+ * start of @key does not end the search.
  */
-static bool notrace ks_starts_find(struct ks_starts *st, u32 home,
+static u32 notrace ks_starts_depth(struct ks_starts *st, u32 home,
 				   const void *key)
+{
+	u32 n, depth = 0;
+
+	for (n = 0; n < st->window; n++) {
+		struct ks_start *s = ks_at(st, home, n);
+		/* Acquire: the depth was written before the key was published. */
+		unsigned long v = smp_load_acquire(&s->key);
+
+		if (v == KS_KEY_EMPTY)
+			break;
+		if (v == (unsigned long)key)
+			depth = max(depth, READ_ONCE(s->depth) + 1);
+	}
+	return depth;
+}
+
+/* Claims a free slot of @key's window for a start at @depth. */
+static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
+				    const void *key, u64 ts, u32 tag, u32 depth)
 {
 	u32 n;
 
 	for (n = 0; n < st->window; n++) {
-		unsigned long v = READ_ONCE(ks_at(st, home, n)->key);
+		struct ks_start *s = ks_at(st, home, n);
+		unsigned long v = READ_ONCE(s->key);
 
-		if (v == KS_KEY_EMPTY)
-			return false;
-		if (v == (unsigned long)key)
-			return true;
+		if (v != KS_KEY_EMPTY && v != KS_KEY_TOMB)
+			continue;
+		if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
+			continue;
+		WRITE_ONCE(s->ts, ts);
+		WRITE_ONCE(s->tag, tag);
+		WRITE_ONCE(s->depth, depth);
+		/* Pairs with the cmpxchg in ks_starts_take(): ts first. */
+		smp_store_release(&s->key, (unsigned long)key);
+		return true;
 	}
 	return false;
 }
@@ -154,6 +181,8 @@ static bool notrace ks_starts_find(struct ks_starts *st, u32 home,
  * @replace: a start already recorded for @key is replaced; if false,
  *           the earlier start is kept and @ts is ignored
  *
+ * For run-queue waits, which do not nest: a key has one start at most.
+ *
  * Context: any, NMI included. Lock-free; looks at most at twice
  * KS_STARTS_WINDOW slots.
  * Return: false if every slot of @key's window was in use: the start is
@@ -162,66 +191,90 @@ static bool notrace ks_starts_find(struct ks_starts *st, u32 home,
 bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
 			   u32 tag, bool replace)
 {
-	u32 home = ks_home(st, key), n;
+	u32 home = ks_home(st, key);
 
 	if (replace)
 		ks_starts_drop(st, key);
-	else if (ks_starts_find(st, home, key))
+	else if (ks_starts_depth(st, home, key))
 		return true;
-	for (n = 0; n < st->window; n++) {
-		struct ks_start *s = ks_at(st, home, n);
-		unsigned long v = READ_ONCE(s->key);
-
-		if (v != KS_KEY_EMPTY && v != KS_KEY_TOMB)
-			continue;
-		if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
-			continue;
-		WRITE_ONCE(s->ts, ts);
-		WRITE_ONCE(s->tag, tag);
-		/* Pairs with the cmpxchg in ks_starts_take(): ts first. */
-		smp_store_release(&s->key, (unsigned long)key);
-		return true;
-	}
-	return false;
+	return ks_starts_claim(st, home, key, ts, tag, 0);
 }
 
 /**
- * ks_starts_take() - remove @key's start and return it
+ * ks_starts_push() - record a start of @key inside those still open
+ * @st: the table
+ * @key: the task and its context level
+ * @ts: the start, in ns
+ * @tag: kept with it, for ks_starts_take() (a stack id)
+ *
+ * Sections of one key nest as calls do: ks_starts_take() returns the
+ * innermost, so an end closes the last start before it.
+ *
+ * Context: any, NMI included. Lock-free; looks at most at twice
+ * KS_STARTS_WINDOW slots. A key is pushed and taken from one context at
+ * a time (its task, at its level).
+ * Return: 0; -E2BIG when @key already has KS_STARTS_DEPTH open starts;
+ * -ENOSPC when every slot of @key's window is in use. Either way the
+ * start is not recorded and the caller counts a miss.
+ */
+int notrace ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
+			   u32 tag)
+{
+	u32 home = ks_home(st, key), depth = ks_starts_depth(st, home, key);
+
+	if (depth >= KS_STARTS_DEPTH)
+		return -E2BIG;
+	return ks_starts_claim(st, home, key, ts, tag, depth) ? 0 : -ENOSPC;
+}
+
+/**
+ * ks_starts_take() - remove @key's innermost start and return it
  * @st: the table
  * @key: the task
  * @ts: set to the start, in ns, on success
  * @tag: set to the start's tag, on success
  *
  * Context: any, NMI included. Lock-free; looks at most at
- * KS_STARTS_WINDOW slots.
+ * KS_STARTS_WINDOW slots (more only while another CPU takes the same
+ * key, which only run-queue waits do).
  * Return: true if a start was found and removed.
  */
 bool notrace ks_starts_take(struct ks_starts *st, const void *key, u64 *ts,
 			    u32 *tag)
 {
 	u32 home = ks_home(st, key), n;
+	struct ks_start *inner;
+	unsigned long v;
 
+again:
+	inner = NULL;
 	for (n = 0; n < st->window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
-		unsigned long v = READ_ONCE(s->key);
 
+		/* Acquire: the depth was written before the key was published. */
+		v = smp_load_acquire(&s->key);
 		if (v == KS_KEY_EMPTY)
 			break;
-		if (v != (unsigned long)key)
-			continue;
-		/* Fully ordered: the read of ts below comes after it. */
-		if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
-			continue;
-		*ts = READ_ONCE(s->ts);
-		*tag = READ_ONCE(s->tag);
-		/* The slot may be reused only after ts is read. */
-		smp_store_release(&s->key, KS_KEY_TOMB);
-		return true;
+		if (v == (unsigned long)key &&
+		    (!inner || READ_ONCE(s->depth) > READ_ONCE(inner->depth)))
+			inner = s;
 	}
-	return false;
+	if (!inner)
+		return false;
+	v = (unsigned long)key;
+	/* Fully ordered: the read of ts below comes after it. */
+	if (!try_cmpxchg(&inner->key, &v, KS_KEY_BUSY))
+		goto again;	/* taken meanwhile, by another CPU */
+	*ts = READ_ONCE(inner->ts);
+	*tag = READ_ONCE(inner->tag);
+	/* The slot may be reused only after ts is read. */
+	smp_store_release(&inner->key, KS_KEY_TOMB);
+	return true;
 }
 
-NOKPROBE_SYMBOL(ks_starts_find);
+NOKPROBE_SYMBOL(ks_starts_depth);
+NOKPROBE_SYMBOL(ks_starts_claim);
+NOKPROBE_SYMBOL(ks_starts_push);
 NOKPROBE_SYMBOL(ks_starts_drop);
 NOKPROBE_SYMBOL(ks_starts_put);
 NOKPROBE_SYMBOL(ks_starts_take);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The start table: timestamps of sections in flight, keyed on a task.
+ * The start table: timestamps of sections in flight, keyed on a task (and
+ * for sections its context level), nested up to KS_STARTS_DEPTH.
  * Lock-free and preallocated, so probe handlers can use it anywhere,
  * NMI and spinlock internals included.
  */
@@ -11,6 +12,8 @@
 
 /* A key's entry lives in the first this many slots from its hash. */
 #define KS_STARTS_WINDOW	16
+/* Open starts one key may nest (sections of one task and context level). */
+#define KS_STARTS_DEPTH		8
 
 struct ks_starts;
 
@@ -19,6 +22,7 @@ void ks_starts_free(struct ks_starts *st);
 size_t ks_starts_bytes(const struct ks_starts *st);
 bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts, u32 tag,
 		   bool replace);
+int ks_starts_push(struct ks_starts *st, const void *key, u64 ts, u32 tag);
 bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts, u32 *tag);
 void ks_starts_drop(struct ks_starts *st, const void *key);
 

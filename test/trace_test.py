@@ -261,6 +261,26 @@ together 6 'tgt "section_sleep 20000 3"'
 show full
 listing full
 ctl "remove full"
+ctl "trace nest start kst_section_begin end kst_section_end"
+tgt clear
+tgt "nest 400 20 20"
+meas nest
+show nest
+listing nest
+ctl "remove nest"
+ctl "trace irqe start kst_section_begin end kst_section_end"
+tgt clear
+tgt "irqend 4000 5"
+meas irqe
+show irqe
+ctl "remove irqe"
+ctl "trace irqs start kst_section_begin end kst_section_end"
+tgt clear
+tgt "irqsection 4000 5"
+meas irqs
+show irqs
+listing irqs
+ctl "remove irqs"
 step tracepoint-pair
 ctl "trace sig start __tracepoint_signal_generate end __tracepoint_signal_deliver"
 listing sig
@@ -472,6 +492,44 @@ def check_bound(r, what, cpus, bound_ns, meas, count, n_meas=None):
             % (what, meas and meas[2], high - 1), str(cpus))
 
 
+def check_nesting(r, st):
+    """Sections pair within one task and context level, and nest."""
+    nd, ls, ms = nodes(st), listings(st), measured(st)
+
+    def hdr_count(name, word):
+        h = " ".join(nd[name][0][1]) if name in nd else ""
+        m = re.search(r"\b%s (\d+)" % word, h)
+        return int(m.group(1)) if m else None
+
+    # 20 sections of 20 us, each inside one of 400 + 20 us.
+    desc = samples_desc(nd["nest"][0][0]) if "nest" in nd else []
+    high = ref_slot(FB, ms["nest"][2]) + 1 if "nest" in ms else -1
+    r.check(len(desc) == 40 and min(desc[:20]) >= ref_slot(FB, 420000) and
+            min(desc[20:]) >= ref_slot(FB, 20000) and max(desc) <= high,
+            "nested pair: 20 outer sections >= 420 us and 20 inner >= 20 us, "
+            "none above the caller's longest (%s)" % (ms.get("nest"),), str(desc))
+    r.check(missed_of(ls.get("nest", []), "nest") == 0 and hdr_count("nest", "no_start") == 0,
+            "nested pair: nothing missed, no end without its start")
+    # An end in a hard interrupt inside each of 5 task sections of 4 ms:
+    # it pairs with no start (its level has none), and the task's stays.
+    cpus = nd["irqe"][0][0] if "irqe" in nd else []
+    check_bound(r, "pair ended from a hard hrtimer inside a 4 ms task section",
+                cpus, 4000000, ms.get("irqe"), 5)
+    r.check(hdr_count("irqe", "no_start") == 5 and hdr_count("irqe", "missed") == 0,
+            "pair ended in hardirq: the 5 interrupt ends are no_start, nothing missed",
+            str(nd.get("irqe", [(0, [])])[0][1]))
+    # A whole 5 us section in the hard interrupt, inside each task section.
+    desc = samples_desc(nd["irqs"][0][0]) if "irqs" in nd else []
+    high = ref_slot(FB, ms["irqs"][2]) + 1 if "irqs" in ms else -1
+    r.check(len(desc) == 10 and min(desc[:5]) >= ref_slot(FB, 4000000) and
+            min(desc[5:]) >= ref_slot(FB, 5000) and max(desc[5:]) < ref_slot(FB, 4000000) and
+            max(desc) <= high,
+            "a hard hrtimer's own section inside each of 5 task sections: 5 samples >= 4 ms "
+            "and 5 of the interrupt's >= 5 us", str(desc))
+    r.check(missed_of(ls.get("irqs", []), "irqs") == 0 and hdr_count("irqs", "no_start") == 0,
+            "pair in hardirq inside a task's: nothing missed, no end without its start")
+
+
 def samples_desc(cpus):
     """Slots of every sample, largest first."""
     return sorted((s for s, c in cpus for _ in range(c)), reverse=True)
@@ -602,6 +660,8 @@ def check(logpath):
             % (total(cpus), miss))
     r.check(any("table_full" in h and not "table_full 0" in h for h in nd["full"][0][1]),
             "kprobe pair: '#' line counts table_full", str(nd["full"][0][1]))
+
+    check_nesting(r, st)
 
     st = steps["tracepoint-pair"]
     nd, ls = nodes(st), listings(st)

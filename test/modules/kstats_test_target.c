@@ -18,6 +18,14 @@
  *				kst_end_site_E(), S and E in 1..2 (SE: 12)
  *	section_sleep US N	the same with usleep_range(US) in between
  *	end_only N		N calls of kst_section_end() alone
+ *	nest OUT IN N		kst_section_begin(); spin OUT; the same
+ *				section of IN inside it; kst_section_end():
+ *				two nested sections, of OUT+IN and IN
+ *	irqend US N		a section of US whose task, half way, is
+ *				interrupted by a HARD hrtimer that calls
+ *				kst_section_end() (an end in hardirq)
+ *	irqsection US N		the same, the hrtimer running a whole
+ *				section of 5 us of its own
  *	gap US N		N calls of kst_target_delay(0) on one CPU,
  *				US apart
  *	notrace N		N calls of kst_target_notrace(), no ftrace site
@@ -46,9 +54,11 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -133,6 +143,46 @@ noinline void kst_section_begin(void)
 noinline void kst_section_end(void)
 {
 	barrier();
+}
+
+/* What the irqend and irqsection timer does, in hardirq context. */
+static DEFINE_MUTEX(kst_irq_lock);	/* one writer's sections at a time */
+static struct hrtimer kst_irq_timer;
+static bool kst_irq_whole;
+static atomic_t kst_irq_fired;
+
+static enum hrtimer_restart kst_irq_fn(struct hrtimer *timer)
+{
+	if (kst_irq_whole) {
+		kst_section_begin();
+		kst_spin(5);
+	}
+	kst_section_end();
+	atomic_set(&kst_irq_fired, 1);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * A task's section of @us, on one CPU, inside which the timer fires once
+ * (armed after the start, waited for before the end).
+ */
+static void kst_irq_section(unsigned int us, bool whole)
+{
+	u64 t0;
+
+	kst_irq_whole = whole;
+	atomic_set(&kst_irq_fired, 0);
+	preempt_disable();
+	t0 = kst_now();
+	kst_section_begin();
+	hrtimer_start(&kst_irq_timer, ns_to_ktime((u64)us * NSEC_PER_USEC / 2),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	kst_spin(us);
+	while (!atomic_read(&kst_irq_fired))
+		cpu_relax();
+	kst_section_end();
+	kst_note(t0);
+	preempt_enable();
 }
 
 noinline notrace void kst_target_notrace(void)
@@ -332,6 +382,22 @@ static int kst_run(char *line)
 			kst_section_end();
 			kst_note(t0);
 		}
+	} else if (!strcmp(cmd, "nest") && n == 4) {
+		for (i = 0; i < c; i++) {
+			t0 = kst_now();
+			kst_section_begin();
+			kst_spin(a);
+			kst_section_begin();
+			kst_spin(b);
+			kst_section_end();
+			kst_section_end();
+			kst_note(t0);
+		}
+	} else if ((!strcmp(cmd, "irqend") || !strcmp(cmd, "irqsection")) && n == 3) {
+		mutex_lock(&kst_irq_lock);
+		for (i = 0; i < b; i++)
+			kst_irq_section(a, cmd[3] == 's');
+		mutex_unlock(&kst_irq_lock);
 	} else if (!strcmp(cmd, "end_only") && n == 2) {
 		for (i = 0; i < a; i++)
 			kst_section_end();
@@ -418,6 +484,8 @@ static const struct file_operations kst_fops = {
 
 static int __init kst_init(void)
 {
+	hrtimer_setup(&kst_irq_timer, kst_irq_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_HARD);
 	kst_file = debugfs_create_file("kstats_test_target", 0600, NULL, NULL,
 				       &kst_fops);
 	return PTR_ERR_OR_ZERO(kst_file);
@@ -426,6 +494,7 @@ static int __init kst_init(void)
 static void __exit kst_exit(void)
 {
 	debugfs_remove(kst_file);
+	hrtimer_cancel(&kst_irq_timer);
 }
 
 module_init(kst_init);
