@@ -57,6 +57,30 @@ static void ks_test_starts_semantics(struct kunit *test)
 	ks_starts_free(st);
 }
 
+/* Pushed starts of one key come back innermost first, up to the depth. */
+static void ks_test_starts_nest(struct kunit *test)
+{
+	struct ks_starts *st = ks_starts_alloc(16);
+	u64 ts = 0, i;
+	u32 tag = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	for (i = 0; i < KS_STARTS_DEPTH; i++)
+		KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(1), 100 + i, i), 0);
+	KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(1), 999, 0), -E2BIG);
+	/* Another key is not affected by the first one's depth. */
+	KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(2), 50, 0), 0);
+	for (i = KS_STARTS_DEPTH; i-- > 0;) {
+		KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
+		KUNIT_EXPECT_EQ(test, ts, 100 + i);
+		KUNIT_EXPECT_EQ(test, tag, i);
+	}
+	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
+	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(2), &ts, &tag));
+	KUNIT_EXPECT_EQ(test, ts, 50);
+	ks_starts_free(st);
+}
+
 /*
  * Without replace, a put keeps the key's start even when a tombstone lies
  * before it in the window: two keys of one home, X put, A put, X taken,
@@ -195,6 +219,7 @@ static void ks_test_starts_hammer(struct kunit *test)
 
 static struct kunit_case ks_starts_cases[] = {
 	KUNIT_CASE(ks_test_starts_semantics),
+	KUNIT_CASE(ks_test_starts_nest),
 	KUNIT_CASE(ks_test_starts_keep_past_tomb),
 	KUNIT_CASE(ks_test_starts_churn),
 	KUNIT_CASE(ks_test_starts_hammer),
