@@ -1197,7 +1197,8 @@ void ks_trace_list(struct seq_file *m)
 			   t->req.name, ks_method_name(t->req.method),
 			   t->req.bits, t->req.start,
 			   t->req.end[0] ? t->req.end : "-",
-			   t->funcs.n ? t->funcs.n : t->funcs.pattern ? 0 : 2,
+			   t->funcs.n ? t->funcs.n :
+			   t->funcs.pattern ? t->funcs.matched : 2,
 			   t->funcs.skipped,
 			   t->req.maxactive, ks_trace_bytes(t),
 			   ks_trace_missed(t), key,

@@ -378,6 +378,48 @@ bool ks_module_matches(struct module *mod, const char *pattern)
 	return found;
 }
 
+/*
+ * A pattern: of kstats' grammar, and matching 1..KS_FUNCS_MAX functions
+ * (counted before anything is attached: see patterns.c).
+ */
+static int ks_funcs_pattern(const char *trace, const char *spec,
+			    struct ks_funcs *f)
+{
+	const char *bad;
+	int err;
+
+	if (strchr(spec, ',')) {
+		ks_err_ratelimited("trace %s: %s: give one pattern, or a list of names\n",
+				   trace, spec);
+		return -EINVAL;
+	}
+	bad = ks_pattern_valid(spec);
+	if (bad && *bad) {
+		ks_err_ratelimited("trace %s: %s: '%c' is not part of a pattern (names, *, ? and [...]; ftrace's !, indexes, mod: and commands are not taken)\n",
+				   trace, spec, *bad);
+		return -EINVAL;
+	}
+	if (bad) {
+		ks_err_ratelimited("trace %s: %s: a [ without its ]\n", trace, spec);
+		return -EINVAL;
+	}
+	err = ks_pattern_count(trace, spec, &f->matched);
+	if (err)
+		return err;
+	if (!f->matched) {
+		ks_err_ratelimited("trace %s: %s matches no function with an ftrace site\n",
+				   trace, spec);
+		return -ENOENT;
+	}
+	if (f->matched > KS_FUNCS_MAX) {
+		ks_err_ratelimited("trace %s: %s matches %u functions, more than %d\n",
+				   trace, spec, f->matched, KS_FUNCS_MAX);
+		return -E2BIG;
+	}
+	f->pattern = kstrdup(spec, GFP_KERNEL);
+	return f->pattern ? 0 : -ENOMEM;
+}
+
 /**
  * ks_funcs_resolve() - the functions a start word covers
  * @trace: the trace's NAME, for messages
@@ -386,13 +428,14 @@ bool ks_module_matches(struct module *mod, const char *pattern)
  *
  * A listed function that does not exist refuses the trace; listed
  * functions that kprobes refuse are skipped, counted in @f->skipped and
- * named in one dmesg line. A pattern is kept in @f->pattern for fprobe:
- * the kernel exports no way to list symbols to a module (/proc/kallsyms
- * cannot be read with kernel_read()), so only ftrace can match it.
+ * named in one dmesg line. A pattern is kept in @f->pattern for fprobe,
+ * which has ftrace match it, after patterns.c has checked its grammar and
+ * counted its matches in @f->matched.
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOENT when nothing is left to probe; -E2BIG for more
- * than KS_FUNCS_MAX functions; -EINVAL, -ENOMEM.
+ * than KS_FUNCS_MAX functions; -EINVAL; -EOPNOTSUPP when a pattern's
+ * matches cannot be counted; -ENOMEM.
  */
 int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f)
 {
@@ -409,14 +452,8 @@ int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f)
 	}
 	if (strpbrk(spec, "*?[")) {
 		/* ftrace matches it, where the kernel has fprobe. */
-		if (strchr(spec, ',')) {
-			kfree(list);
-			ks_err_ratelimited("trace %s: %s: give one pattern, or a list of names\n",
-					   trace, spec);
-			return -EINVAL;
-		}
-		f->pattern = list;
-		return 0;
+		kfree(list);
+		return ks_funcs_pattern(trace, spec, f);
 	}
 	if (!ks_is_function_set(spec)) {
 		err = ks_resolve(trace, spec, &f->addrs[0]);

@@ -389,6 +389,13 @@ ctl "trace w4 start kst_nomatch_*"
 ctl "trace w5 start kst_target_delay,kstats_record"
 ctl "trace w6 start kst_target_delay,kst_nosuch"
 ctl "trace w7 start kst_target_*,vfs_read"
+echo "@@ENABLED before $(wc -l < /sys/kernel/debug/tracing/enabled_functions)"
+ctl "trace w8 start !kst_target_*"
+ctl "trace w9 start *"
+ctl "trace w10 start kst_target:kst_*"
+ctl "trace w11 start 1*"
+ctl "trace w12 start kst_[ab"
+echo "@@ENABLED after $(wc -l < /sys/kernel/debug/tracing/enabled_functions)"
 listing wildcards
 tgt "delay 0 3"
 tgt "notrace 5"
@@ -754,8 +761,12 @@ def check(logpath):
     ls = listings(st).get("wildcards", [])
     nd = nodes(st)
     fields = lambda n: dict(zip(*[iter(([l for l in ls if l.split()[0] == n] or [""])[0].split()[1:])] * 2))
+    # The target module's kst_target_* functions with an ftrace site:
+    # delay, recurse, sleep, migrate, null, twin (not notrace).
     if "fprobe" in function_methods(series, arch):
         r.check(c.get("trace w1 start kst_target_*", ("?",))[0] == "0", "pattern kst_target_* accepted (fprobe)")
+        r.check(fields("w1").get("functions") == "6",
+                "pattern kst_target_*: the listing counts its 6 functions", str(fields("w1")))
         r.check(total(nd.get("w1", [([], [])])[0][0]) == 18,
                 "pattern: every matched function's calls in one histogram (3 + 7 + 8)",
                 str(nd.get("w1")))
@@ -764,9 +775,10 @@ def check(logpath):
         r.check(any(l.endswith("kstats: trace w4: kst_nomatch_* matches no function with an ftrace site")
                     for l in lines), "dmesg: the pattern matches nothing")
     else:
-        for cmd in ("trace w1 start kst_target_*", "trace w4 start kst_nomatch_*"):
-            r.check(c.get(cmd, ("?", ""))[1] == "Operation not supported",
-                    "%s without fprobe -> EOPNOTSUPP" % cmd)
+        r.check(c.get("trace w1 start kst_target_*", ("?", ""))[1] == "Operation not supported",
+                "a pattern without fprobe -> EOPNOTSUPP")
+        r.check(c.get("trace w4 start kst_nomatch_*", ("?", ""))[1] == "No such file or directory",
+                "a pattern matching nothing -> ENOENT, fprobe or not")
         r.check(any("kstats: trace w1: a pattern needs fprobe (kernel without CONFIG_FPROBE); list the functions instead" in l
                     for l in lines), "dmesg: a pattern needs fprobe, list the functions")
     for n, meth in (("w2", None), ("w3", "kretprobe")):
@@ -785,6 +797,24 @@ def check(logpath):
     r.check(c.get("trace w7 start kst_target_*,vfs_read", ("?", ""))[1] == "Invalid argument",
             "a pattern inside a list -> EINVAL")
     r.check(listings(st).get("wildcards-removed") == [], "removing list and pattern traces detaches all")
+    # ftrace's own syntax is refused, and so is a pattern over the bound,
+    # before anything is attached.
+    for n, word, errno, text in (
+            ("w8", "!kst_target_*", "Invalid argument", "'!' is not part of a pattern"),
+            ("w10", "kst_target:kst_*", "Invalid argument", "':' is not part of a pattern"),
+            ("w11", "1*", "Invalid argument", "'1' is not part of a pattern"),
+            ("w12", "kst_[ab", "Invalid argument", "a [ without its ]")):
+        cmd = "trace %s start %s" % (n, word)
+        r.check(c.get(cmd, ("?", ""))[1] == errno and
+                any(("kstats: trace %s: %s: %s" % (n, word, text)) in l for l in lines),
+                "%s -> %s, dmesg: %s" % (word, errno, text), str(c.get(cmd)))
+    big = [re.search(r"kstats: trace w9: \* matches (\d+) functions, more than 256$", l) for l in lines]
+    big = [int(m.group(1)) for m in big if m]
+    r.check(c.get("trace w9 start *", ("?", ""))[1] == "Argument list too long" and big and big[0] > 256,
+            "pattern * -> E2BIG, dmesg says how many it matched (%s)" % big)
+    en = dict(re.findall(r"@@ENABLED (\w+) (\d+)", "\n".join(st)))
+    r.check(en.get("before") is not None and en.get("before") == en.get("after"),
+            "enabled_functions is what it was before the refused patterns", str(en))
 
     st = steps["gone"]
     r.check("@@OK target unloaded" in st, "traced module unloads")
