@@ -346,6 +346,10 @@ static int ks_funcs_add(struct ks_funcs *f, const char *trace,
 				  strlen(f->skipped_names), " %s", name);
 		return 0;
 	}
+	/* One function under two spellings (f, mod:f) is timed once. */
+	for (i = 0; i < f->n; i++)
+		if (f->addrs[i] == addr)
+			return 0;
 	if (f->n == KS_FUNCS_MAX)
 		return -E2BIG;
 	f->names[f->n] = kstrdup(name, GFP_KERNEL);

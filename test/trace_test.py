@@ -389,6 +389,7 @@ ctl "trace w4 start kst_nomatch_*"
 ctl "trace w5 start kst_target_delay,kstats_record"
 ctl "trace w6 start kst_target_delay,kst_nosuch"
 ctl "trace w7 start kst_target_*,vfs_read"
+ctl "trace w13 start kst_target_delay,kstats_test_target:kst_target_delay method kretprobe"
 echo "@@ENABLED before $(wc -l < /sys/kernel/debug/tracing/enabled_functions)"
 ctl "trace w8 start !kst_target_*"
 ctl "trace w9 start *"
@@ -401,7 +402,7 @@ tgt "delay 0 3"
 tgt "notrace 5"
 tgt "bench 7"
 tgt "recurse 2 0 4"
-for n in w1 w2 w3 w5; do show $n; done
+for n in w1 w2 w3 w5 w13; do show $n; done
 for n in $(awk '{print $1}' $C); do ctl "remove $n"; done
 listing wildcards-removed
 # Last of the refusals: it spends the burst of dmesg lines.
@@ -792,6 +793,10 @@ def check(logpath):
     r.check(total(nd.get("w5", [([], [])])[0][0]) == 3, "list w5: the remaining function's 3 calls")
     r.check(any(l.endswith("kstats: trace w5: skipped 1 functions kprobes refuse: kstats_record")
                 for l in lines), "dmesg names the skipped function")
+    f = fields("w13")
+    r.check(f.get("functions") == "1" and total(nd.get("w13", [([], [])])[0][0]) == 3,
+            "a list naming one function twice (f, mod:f) times it once: 1 function, 3 calls",
+            "%s %s" % (f, nd.get("w13")))
     r.check(c.get("trace w6 start kst_target_delay,kst_nosuch", ("?", ""))[1] == "No such file or directory",
             "a list naming an unknown function -> ENOENT")
     r.check(c.get("trace w7 start kst_target_*,vfs_read", ("?", ""))[1] == "Invalid argument",
