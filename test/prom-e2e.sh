@@ -152,6 +152,36 @@ sys.exit(0 if lo - 1 <= prom * 1e9 <= hi + 1e-3 and lo <= p99 <= hi else 1)
 EOF
 ok test $? = 0
 
+# Names that collide once reduced to [a-zA-Z0-9_] (io.lat, io_lat,
+# io-lat) are one family with a node label each: the file stays valid
+# (before, promtool: "second HELP line"), and node_exporter serves it.
+COL=$T/collide
+mkdir -p "$COL/root" "$COL/out"
+find "$DATA" -maxdepth 1 -type f -exec cp {} "$COL/root/" \;
+for n in io.lat io_lat io-lat; do
+	sed "s/^# name read\$/# name $n/" "$DATA/read" >"$COL/root/$n"
+done
+ok env KSTATS_ROOT="$COL/root" "$KSTATS" export --prometheus --textfile "$COL/out"
+promtool check metrics <"$COL/out/kstats.prom"
+ok test $? = 0
+env KSTATS_ROOT="$COL/root" "$KSTATS" export --prometheus --per-cpu >"$COL/cpu.prom" &&
+	promtool check metrics <"$COL/cpu.prom"
+ok test $? = 0
+ok test "$(grep -c '^# HELP kstats_io_lat_seconds ' "$COL/out/kstats.prom")" = 1
+ok env KSTATS_ROOT="$COL/root" "$KSTATS" export --prometheus --textfile "$T/textfile"
+served=0
+for _ in $(seq 60); do
+	body=$(get "http://127.0.0.1:$NE_PORT/metrics" 2>/dev/null)
+	if grep -q '^node_textfile_scrape_error 0$' <<<"$body" &&
+		[[ $(grep -cE '^kstats_io_lat_seconds_count\{node="io[-._]lat"\} 983$' <<<"$body") == 3 ]]; then
+		served=1
+		break
+	fi
+	sleep 0.5
+done
+echo "node_exporter serves the three colliding nodes, no textfile error: $served"
+ok test $served = 1
+
 echo "== stopping both servers"
 cleanup
 left=0

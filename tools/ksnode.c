@@ -461,17 +461,40 @@ static uint64_t prom_le(unsigned int fb, enum ks_buckets b, unsigned int k)
 				 ks_slot_top(((k + 1) << fb) - 1, fb);
 }
 
+/* @name as a label value: backslash, double quote and newline escaped. */
+static void prom_label_value(char *buf, size_t len, const char *name)
+{
+	size_t o = 0;
+
+	for (; *name && o + 3 < len; name++) {
+		if (*name == '\\' || *name == '"')
+			buf[o++] = '\\';
+		if (*name == '\n') {
+			buf[o++] = '\\';
+			buf[o++] = 'n';
+			continue;
+		}
+		buf[o++] = *name;
+	}
+	buf[o] = 0;
+}
+
+/*
+ * One node's series. @node is its node="..." label, or "" when the
+ * node is alone in its family.
+ */
 static void prom_series(FILE *f, const char *pn, const struct ks_node *n,
-			enum ks_buckets b, int cpu)
+			enum ks_buckets b, int cpu, const char *node)
 {
 	unsigned int fb = n->frac_bits, nb = prom_nbuckets(fb, b), k;
 	unsigned __int128 sum = 0;
 	uint64_t cum = 0, total = 0;
-	char le[48], lab[32] = "";
+	char le[48], lab[320];
 	size_t i = 0, j;
 
+	snprintf(lab, sizeof(lab), "%s", node);
 	if (cpu >= 0)
-		snprintf(lab, sizeof(lab), "cpu=\"%d\",", cpu);
+		snprintf(lab + strlen(lab), sizeof(lab) - strlen(lab), "cpu=\"%d\",", cpu);
 	for (j = 0; j < n->n_lines; j++) {
 		const struct ks_line *l = &n->lines[j];
 
@@ -496,7 +519,7 @@ static void prom_series(FILE *f, const char *pn, const struct ks_node *n,
 	}
 	fprintf(f, "%s_seconds_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", pn, lab, total);
 	fmt_u128_seconds(le, sizeof(le), sum);
-	if (cpu >= 0) {
+	if (*lab) {
 		lab[strlen(lab) - 1] = 0;	/* no trailing comma */
 		fprintf(f, "%s_seconds_sum{%s} %s\n", pn, lab, le);
 		fprintf(f, "%s_seconds_count{%s} %" PRIu64 "\n", pn, lab, total);
@@ -506,38 +529,72 @@ static void prom_series(FILE *f, const char *pn, const struct ks_node *n,
 	}
 }
 
+/* @n's series, each CPU that has samples on its own with @per_cpu. */
+static void prom_node(FILE *f, const char *pn, const struct ks_node *n,
+		      enum ks_buckets b, bool per_cpu, const char *node)
+{
+	/* Each CPU that has samples, in the order of its first line. */
+	unsigned int seen[4096 / 32] = { 0 };
+	size_t j;
+
+	if (!per_cpu) {
+		prom_series(f, pn, n, b, -1, node);
+		return;
+	}
+	for (j = 0; j < n->n_lines; j++) {
+		unsigned int c = n->lines[j].cpu;
+
+		if (n->lines[j].totals || c >= 4096 ||
+		    (seen[c / 32] & (1U << (c % 32))))
+			continue;
+		seen[c / 32] |= 1U << (c % 32);
+	}
+	for (j = 0; j < 4096; j++)
+		if (seen[j / 32] & (1U << (j % 32)))
+			prom_series(f, pn, n, b, (int)j, node);
+}
+
+void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
+			  size_t n, enum ks_buckets b, bool per_cpu)
+{
+	char pn[160], names[512] = "", lab[sizeof(nodes[0]->name) * 2 + 16];
+	size_t i;
+
+	if (!n)
+		return;
+	ks_prom_name(pn, sizeof(pn), nodes[0]->name);
+	for (i = 0; i < n; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "%s%s", i ? ", " : "", nodes[i]->name);
+	fprintf(f, "# HELP %s_seconds kstats metric%s %s: distribution of its samples (ns in the kernel)\n",
+		pn, n > 1 ? "s" : "", names);
+	fprintf(f, "# TYPE %s_seconds histogram\n", pn);
+	for (i = 0; i < n; i++) {
+		char v[sizeof(nodes[0]->name) * 2];
+
+		prom_label_value(v, sizeof(v), nodes[i]->name);
+		snprintf(lab, sizeof(lab), n > 1 ? "node=\"%s\"," : "", v);
+		prom_node(f, pn, nodes[i], b, per_cpu, lab);
+	}
+	fprintf(f, "# HELP %s_missed_total samples of kstats metric%s %s that were lost (not in the histogram)\n",
+		pn, n > 1 ? "s" : "", names);
+	fprintf(f, "# TYPE %s_missed_total counter\n", pn);
+	for (i = 0; i < n; i++) {
+		char v[sizeof(nodes[0]->name) * 2];
+
+		prom_label_value(v, sizeof(v), nodes[i]->name);
+		if (n > 1)
+			fprintf(f, "%s_missed_total{node=\"%s\"} %" PRIu64 "\n", pn, v,
+				nodes[i]->missed);
+		else
+			fprintf(f, "%s_missed_total %" PRIu64 "\n", pn, nodes[i]->missed);
+	}
+}
+
 void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 		   bool per_cpu)
 {
-	char pn[160];
-	size_t j;
-
-	ks_prom_name(pn, sizeof(pn), n->name);
-	fprintf(f, "# HELP %s_seconds kstats metric %s: distribution of its samples (ns in the kernel)\n",
-		pn, n->name);
-	fprintf(f, "# TYPE %s_seconds histogram\n", pn);
-	if (!per_cpu) {
-		prom_series(f, pn, n, b, -1);
-	} else {
-		/* Each CPU that has samples, in the order of its first line. */
-		unsigned int seen[4096 / 32] = { 0 };
-
-		for (j = 0; j < n->n_lines; j++) {
-			unsigned int c = n->lines[j].cpu;
-
-			if (n->lines[j].totals || c >= 4096 ||
-			    (seen[c / 32] & (1U << (c % 32))))
-				continue;
-			seen[c / 32] |= 1U << (c % 32);
-		}
-		for (j = 0; j < 4096; j++)
-			if (seen[j / 32] & (1U << (j % 32)))
-				prom_series(f, pn, n, b, (int)j);
-	}
-	fprintf(f, "# HELP %s_missed_total samples of kstats metric %s that were lost (not in the histogram)\n",
-		pn, n->name);
-	fprintf(f, "# TYPE %s_missed_total counter\n", pn);
-	fprintf(f, "%s_missed_total %" PRIu64 "\n", pn, n->missed);
+	ks_prom_write_family(f, &n, 1, b, per_cpu);
 }
 
 /* --- KEY-NAME ---------------------------------------------------------- */

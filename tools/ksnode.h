@@ -106,6 +106,13 @@ void ks_fmt_seconds(char *buf, size_t len, uint64_t ns);
  */
 void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 		   bool per_cpu);
+/*
+ * Nodes whose names ks_prom_name() maps to one metric name, as one family:
+ * one HELP and TYPE, and each node's series with a node="NAME" label
+ * (none when @n is 1), so names that collide never make the text invalid.
+ */
+void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
+			  size_t n, enum ks_buckets b, bool per_cpu);
 
 /*
  * KEY-NAME: a trace's keyed rows, its other row and its slowest samples

@@ -901,6 +901,58 @@ static int cmd_run(int argc, char **argv)
 
 /* --- export ----------------------------------------------------------- */
 
+/*
+ * Every node, as Prometheus families: nodes whose names map to one metric
+ * name (a.b, a_b, a-b) are one family with a node label each, in the
+ * order of the first of them.
+ */
+static int export_families(FILE *f, char **names, int n, enum ks_buckets bk,
+			   bool per_cpu)
+{
+	struct ks_node *nd = calloc(n ? n : 1, sizeof(*nd));
+	const struct ks_node **fam = calloc(n ? n : 1, sizeof(*fam));
+	char (*pn)[160] = calloc(n ? n : 1, sizeof(*pn));
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	int i, j, rc = 0, loaded = 0;
+
+	if (!nd || !fam || !pn || !done) {
+		rc = err_exit(EX_OSERR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++, loaded++) {
+		rc = load(names[i], false, &nd[i]);
+		if (rc == EX_NOINPUT) {	/* removed meanwhile */
+			done[i] = true;
+			rc = 0;
+			continue;
+		}
+		if (rc)
+			goto out;
+		ks_prom_name(pn[i], sizeof(pn[i]), nd[i].name);
+	}
+	for (i = 0; i < n; i++) {
+		size_t k = 0;
+
+		if (done[i])
+			continue;
+		for (j = i; j < n; j++) {
+			if (done[j] || strcmp(pn[i], pn[j]))
+				continue;
+			fam[k++] = &nd[j];
+			done[j] = true;
+		}
+		ks_prom_write_family(f, fam, k, bk, per_cpu);
+	}
+out:
+	for (i = 0; nd && i < loaded; i++)
+		ks_node_free(&nd[i]);
+	free(done);
+	free(pn);
+	free(fam);
+	free(nd);
+	return rc;
+}
+
 static int usage_export(FILE *f)
 {
 	fputs("usage: kstats export --prometheus [--textfile DIR] [--per-cpu] [--buckets pow2|slots]\n"
@@ -925,7 +977,7 @@ static int cmd_export(int argc, char **argv)
 	bool prom = false, per_cpu = false;
 	char tmp[4096], dst[4096], **names;
 	FILE *f = stdout;
-	int opt, rc, n, i, fd;
+	int opt, rc, n, fd;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -962,17 +1014,7 @@ static int cmd_export(int argc, char **argv)
 		}
 		fchmod(fd, 0644);
 	}
-	for (i = 0; i < n; i++) {
-		struct ks_node nd;
-
-		rc = load(names[i], false, &nd);
-		if (rc == EX_NOINPUT)
-			continue;
-		if (rc)
-			break;
-		ks_prom_write(f, &nd, bk, per_cpu);
-		ks_node_free(&nd);
-	}
+	rc = export_families(f, names, n, bk, per_cpu);
 	free_names(names, n);
 	if (!dir)
 		return rc;
