@@ -292,6 +292,12 @@ w $C 'record iv 5000 4'
 w $D/iv reset
 w $C 'record iv 300 2'
 ival iv
+w $C 'record iv 70 1'
+# An open that is never read ends no interval: 70 and 90 are in one.
+exec 3< $D/_interval/iv
+exec 3<&-
+w $C 'record iv 90 1'
+ival iv
 step lossless
 w $C 'new 3 ll'
 w $C 'load ll 1000'
@@ -519,6 +525,8 @@ def check(logpath):
                   allv, "iv")
     check_summary(r, "interval after reset: only what came after the reset",
                   ib[len(INTERVAL) + 1][1], 3, [300, 300], "iv")
+    check_summary(r, "interval: an open never read ends no interval (70 and 90 in one)",
+                  ib[len(INTERVAL) + 2][1], 3, [70, 90], "iv")
 
     st = steps["lossless"]
     iv = [l.split()[1:] for l in st if l.startswith("@@IV ")]
