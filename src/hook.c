@@ -19,6 +19,9 @@
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#if KS_RETHOOK_PERCPU_RING
+#include <linux/objpool.h>
+#endif
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/rethook.h>
@@ -922,6 +925,37 @@ static size_t ks_fprobe_bytes(const struct ks_trace *t)
 }
 #endif
 
+#if KS_RETHOOK_PERCPU_RING
+/*
+ * A return-probe pool of @nr instances of @size bytes on objpool (6.7+):
+ * each possible CPU has one vmalloc area, whole pages, holding a ring of
+ * roundup_pow_of_two(@nr) pointers and its share of the instances
+ * (lib/objpool.c); then the array of those areas and the rethook.
+ */
+static size_t ks_pool_bytes(unsigned int nr, size_t size)
+{
+	size_t cpus = num_possible_cpus(), ring = roundup_pow_of_two(nr);
+	size_t bytes = 0, i;
+
+	size = ALIGN(size, sizeof(long));
+	for (i = 0; i < cpus; i++) {
+		size_t nodes = nr / cpus + (i < nr % cpus);
+
+		bytes += PAGE_ALIGN(sizeof(struct objpool_slot) +
+				    ring * sizeof(void *) + size * nodes);
+	}
+	return bytes + kmalloc_size_roundup(nr_cpu_ids * sizeof(void *)) +
+	       kmalloc_size_roundup(sizeof(struct rethook));
+}
+#else
+/* Before 6.7: @nr instances, each its own kmalloc, on a free list. */
+static size_t ks_pool_bytes(unsigned int nr, size_t size)
+{
+	return nr * kmalloc_size_roundup(size) +
+	       kmalloc_size_roundup(sizeof(struct rethook));
+}
+#endif
+
 /*
  * Bytes a trace holds: its histograms, start table and per-CPU state,
  * and the pool of return-probe instances the kernel keeps for it
@@ -946,9 +980,7 @@ static size_t ks_trace_bytes(const struct ks_trace *t)
 		/* No pool: the hash nodes of its addresses (see ks_fprobe_bytes()). */
 		pool = ks_fprobe_bytes(t);
 	if (inst)
-		pool = t->req.maxactive * ALIGN(inst, sizeof(long));
-	if (inst && KS_RETHOOK_PERCPU_RING)
-		pool += cpus * roundup_pow_of_two(t->req.maxactive) * sizeof(void *);
+		pool = ks_pool_bytes(t->req.maxactive, inst);
 	/* One fprobe for all functions, but a kretprobe, and pool, each. */
 	if (t->req.method == KS_METHOD_KRETPROBE)
 		pool = t->funcs.n * (pool + sizeof(struct ks_krp) + sizeof(void *));

@@ -11,7 +11,7 @@ trace holds in memory.
 import re
 import sys
 
-from basic_test import Results, _RANGES, console_series, parse, report
+from basic_test import Results, _RANGES, at_least, console_series, parse, report
 from trace_test import ctls, listings, missed_of, nodes, total
 from trace_test import fprobe_has_pool
 from trace_test import function_methods as trace_function_methods
@@ -132,6 +132,18 @@ ctl "remove ct"
 ctl "remove ck"
 """ % CONTENTION_CALLS)
     out.append("""step memory
+# Pages of return-probe pools in vmalloc (objpool, 6.7+), as the kernel lists them.
+vm() { echo "@@VM $1 $(grep -E 'rethook_alloc|objpool_init' /proc/vmallocinfo | sed -n 's/.* pages=\\([0-9]*\\).*/\\1/p' | awk '{s += $1} END {print s * 4096}')"; }
+vm a0
+ctl "trace ma start kst_target_delay method kretprobe maxactive 1024"
+vm a1
+listing ma
+ctl "remove ma"
+vm b0
+ctl "trace mb start kst_target_delay method kretprobe maxactive 64"
+vm b1
+listing mb
+ctl "remove mb"
 ctl "trace mf start kst_target_delay"
 ctl "trace mk start kst_section_begin end kst_section_end bits 5 maxactive 4096"
 listing memory
@@ -274,6 +286,19 @@ def check(logpath):
                 % (what, CONTENTION_CALLS, samples, 6 * CONTENTION_CALLS, miss, nested))
 
     st = steps["memory"]
+    # A kretprobe's pool, as the listing counts it, against what vmalloc
+    # holds for it (objpool, 6.7+): the two traces differ in maxactive
+    # only, so their memory differs by what their pools' areas differ.
+    vm = dict((k, int(v)) for k, v in re.findall(r"@@VM (\w+) (\d+)", "\n".join(st)))
+    mem = {n: listing_field(listings(st).get(n, []), n, "memory") for n in ("ma", "mb")}
+    if at_least(series, "6.7"):
+        got = None
+        if None not in mem.values() and len(vm) == 4:
+            got = int(mem["ma"]) - int(mem["mb"])
+        want = (vm.get("a1", 0) - vm.get("a0", 0)) - (vm.get("b1", 0) - vm.get("b0", 0))
+        r.check(got is not None and want > 0 and got == want,
+                "kretprobe pool: maxactive 1024 holds %s B more than 64 in the listing, "
+                "%d B more in /proc/vmallocinfo" % (got, want), "%s %s" % (mem, vm))
     ls = listings(st).get("memory", [])
     ncpus = int(re.search(r"@@NCPUS (\d+)", log).group(1))
     # mf's default method is fprobe where there is one, which has no
