@@ -42,6 +42,25 @@ bash test/harness-test.sh >"$LOGS/harness.result" 2>&1
 grep -E '^(FAIL|harness: )' "$LOGS/harness.result" | sed 's/^/    [harness] /'
 add_counts "$LOGS/harness.result"
 
+# core_guests KVER: the foundation, _control, hook-engine and keyed-trace
+# guests of one kernel, built in out/KVER (KS_KERNEL: its image, if not
+# /boot/vmlinuz-KVER).
+core_guests() {
+	local k=$1 series
+	series=$(ks_kernel_series "$k")
+	guest_suite "$k" basic "guest boots, runs the foundation script" "" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
+	guest_suite "$k" trace "guest runs the _control script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/sigpair" "out/$k/syscall_loop"
+	guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
+	guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstask" "out/tools/kstats"
+}
+
 mapfile -t KERNELS < <(ks_kernels)
 for series in 6.1 6.12; do
 	found=0
@@ -61,18 +80,7 @@ for k in "${KERNELS[@]}"; do
 		bash test/kbuild-refusals.sh "$k"
 	[[ -f out/$k/kstats.ko ]] || continue
 
-	series=$(ks_kernel_series "$k")
-	guest_suite "$k" basic "guest boots, runs the foundation script" "" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
-	guest_suite "$k" trace "guest runs the _control script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/sigpair" "out/$k/syscall_loop"
-	guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
-	guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstask" "out/tools/kstats"
+	core_guests "$k"
 	guest_suite "$k" tool "guest runs the kstats tool against live metrics" "" \
 		"out/$k/kstats.ko" "out/tools/kstats"
 
@@ -107,18 +115,7 @@ for sk in "${KS_SUITE_KERNELS[@]}"; do
 	run "$k: Kbuild refuses kernels without what kstats needs, or with kCFI" \
 		ks_suite_in "$suite" bash test/kbuild-refusals.sh "$k"
 	[[ -f out/$k/kstats.ko ]] || continue
-	series=$(ks_kernel_series "$k")
-	KS_KERNEL=$img guest_suite "$k" basic "guest boots, runs the foundation script" "" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
-	KS_KERNEL=$img guest_suite "$k" trace "guest runs the _control script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/sigpair" "out/$k/syscall_loop"
-	KS_KERNEL=$img guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
-	KS_KERNEL=$img guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstask" "out/tools/kstats"
+	KS_KERNEL=$img core_guests "$k"
 done
 
 # arm64: the same 6.1 and 6.12 kernels of Debian's arm64 port, cross-built

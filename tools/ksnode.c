@@ -479,6 +479,16 @@ static void prom_label_value(char *buf, size_t len, const char *name)
 	buf[o] = 0;
 }
 
+/* The node="NAME" label of @n in a family of @size, or "" alone in it. */
+static void prom_node_label(char *buf, size_t len, const struct ks_node *n,
+			    size_t size)
+{
+	char v[sizeof(n->name) * 2];
+
+	prom_label_value(v, sizeof(v), n->name);
+	snprintf(buf, len, size > 1 ? "node=\"%s\"" : "", v);
+}
+
 /*
  * One node's series. @node is its node="..." label, or "" when the
  * node is alone in its family.
@@ -492,7 +502,7 @@ static void prom_series(FILE *f, const char *pn, const struct ks_node *n,
 	char le[48], lab[320];
 	size_t i = 0, j;
 
-	snprintf(lab, sizeof(lab), "%s", node);
+	snprintf(lab, sizeof(lab), "%s%s", node, *node ? "," : "");
 	if (cpu >= 0)
 		snprintf(lab + strlen(lab), sizeof(lab) - strlen(lab), "cpu=\"%d\",", cpu);
 	for (j = 0; j < n->n_lines; j++) {
@@ -570,24 +580,16 @@ void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
 		pn, n > 1 ? "s" : "", names);
 	fprintf(f, "# TYPE %s_seconds histogram\n", pn);
 	for (i = 0; i < n; i++) {
-		char v[sizeof(nodes[0]->name) * 2];
-
-		prom_label_value(v, sizeof(v), nodes[i]->name);
-		snprintf(lab, sizeof(lab), n > 1 ? "node=\"%s\"," : "", v);
+		prom_node_label(lab, sizeof(lab), nodes[i], n);
 		prom_node(f, pn, nodes[i], b, per_cpu, lab);
 	}
 	fprintf(f, "# HELP %s_missed_total samples of kstats metric%s %s that were lost (not in the histogram)\n",
 		pn, n > 1 ? "s" : "", names);
 	fprintf(f, "# TYPE %s_missed_total counter\n", pn);
 	for (i = 0; i < n; i++) {
-		char v[sizeof(nodes[0]->name) * 2];
-
-		prom_label_value(v, sizeof(v), nodes[i]->name);
-		if (n > 1)
-			fprintf(f, "%s_missed_total{node=\"%s\"} %" PRIu64 "\n", pn, v,
-				nodes[i]->missed);
-		else
-			fprintf(f, "%s_missed_total %" PRIu64 "\n", pn, nodes[i]->missed);
+		prom_node_label(lab, sizeof(lab), nodes[i], n);
+		fprintf(f, "%s_missed_total%s%s%s %" PRIu64 "\n", pn, *lab ? "{" : "",
+			lab, *lab ? "}" : "", nodes[i]->missed);
 	}
 }
 
