@@ -104,26 +104,27 @@ static struct tracepoint *ks_free_tp;
 
 /* ---------------------------------------------------------------- record */
 
-/* Per CPU, one flag per context level: task, softirq, hardirq, NMI. */
+/* Per CPU, one flag per context slot (see ks_context_slot()). */
 struct ks_guard {
-	u8 busy[4];
+	u8 busy[KS_CONTEXT_SLOTS];
 };
 
 static DEFINE_PER_CPU(struct ks_guard, ks_guard);
 
 /*
- * Marks this CPU's context level as inside a kstats handler. A probe hit
+ * Marks this CPU's context slot as inside a kstats handler. A probe hit
  * from inside one (kstats reads the clock through ktime_get_mono_fast_ns(),
  * which may itself be traced) is then neither timed nor lost silently: it
  * counts as missed, for every method, as kprobes already does for its own
- * handlers. An interrupt or NMI meanwhile has its own level and is timed.
+ * handlers. An interrupt or NMI meanwhile has its own slot and is timed,
+ * the end of an interrupt back at task level included (ks_context_slot()).
  * Handlers run with preemption off, so the flag stays on this CPU.
  *
  * Return: the flag to clear with ks_leave(), or NULL if already inside.
  */
 static __always_inline u8 *ks_enter(void)
 {
-	u8 *busy = &this_cpu_ptr(&ks_guard)->busy[interrupt_context_level()];
+	u8 *busy = &this_cpu_ptr(&ks_guard)->busy[ks_context_slot()];
 
 	if (READ_ONCE(*busy))
 		return NULL;

@@ -35,8 +35,6 @@
 
 /* Frames captured: kstats' own, the probe's, and a full-depth stack. */
 #define KS_STACK_SCAN		(KS_DEPTH_MAX + 32)
-/* Context levels (task, softirq, hardirq, NMI), each with its scratch. */
-#define KS_LEVELS		4
 /* How deep kstats' and the probe's own frames may go. */
 #define KS_OWN_FRAMES		16
 
@@ -95,7 +93,7 @@ struct ks_keys {
 	struct ks_stats *stats;		/* per row */
 	struct ks_stats other;		/* samples whose key did not fit */
 	struct ks_set stacks;		/* of struct ks_stack */
-	unsigned long __percpu *scratch;	/* KS_LEVELS stacks per CPU */
+	unsigned long __percpu *scratch;	/* KS_CONTEXT_SLOTS stacks per CPU */
 	atomic_t slow_lock;		/* a trylock: handlers never wait */
 	u64 slow_floor;			/* below it, not among the slowest */
 	atomic_long_t slow_skipped;	/* candidates met a busy slow_lock */
@@ -296,14 +294,14 @@ static size_t ks_stack_size(const struct ks_keys *k)
  * below kstats' frames.
  *
  * Context: a kstats handler, NMI included, with preemption disabled and
- * its context level's guard held (the scratch buffer is per level).
+ * its context slot's guard held (the scratch buffer is per slot).
  * Return: the stack's id, from 1; 0 if the stack table is full.
  */
 u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 			  const struct ks_anchor *anchor)
 {
 	unsigned long *buf = this_cpu_ptr(k->scratch) +
-			     interrupt_context_level() * (KS_STACK_SCAN +
+			     ks_context_slot() * (KS_STACK_SCAN +
 							  k->stacks.key_size / sizeof(long) + 1);
 	struct ks_stack *key = (struct ks_stack *)(buf + KS_STACK_SCAN);
 	unsigned int n = stack_trace_save(buf, KS_STACK_SCAN, 0);
@@ -540,7 +538,7 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 		if (ks_set_init(&k->stacks, 2 * (rows + spec->slowest),
 				ks_stack_size(k)))
 			goto err;
-		k->scratch = __alloc_percpu(KS_LEVELS * (KS_STACK_SCAN * sizeof(long) +
+		k->scratch = __alloc_percpu(KS_CONTEXT_SLOTS * (KS_STACK_SCAN * sizeof(long) +
 					    k->stacks.key_size + sizeof(long)),
 					    sizeof(long));
 		if (!k->scratch)
@@ -581,7 +579,7 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 	       ks_table_bytes(array_size(k->rows.cap, sizeof(*k->stats))) +
 	       ks_set_bytes(&k->rows) +
 	       (k->scratch ? ks_set_bytes(&k->stacks) +
-		num_possible_cpus() * KS_LEVELS *
+		num_possible_cpus() * KS_CONTEXT_SLOTS *
 		(KS_STACK_SCAN * sizeof(long) + k->stacks.key_size +
 		 sizeof(long)) : 0);
 }

@@ -9,6 +9,8 @@
 #define _KSTATS_KEYS_H
 
 #include <linux/bits.h>
+#include <linux/irqflags.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -117,5 +119,23 @@ void ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 unsigned long ks_keys_other(const struct ks_keys *k);
 int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec);
 extern const struct file_operations ks_keys_fops;
+
+/*
+ * Where a kstats handler keeps its per-CPU state (guard, stack scratch):
+ * one slot per context level (task, softirq, hardirq, NMI), and a fifth
+ * for task level with interrupts off. The end of an interrupt (softirq
+ * processing, and on PREEMPT_RT the wakeup of ktimers and ksoftirqd)
+ * runs back at task level with interrupts still off, over whatever
+ * task-level handler it interrupted; a task-level handler with
+ * interrupts off cannot itself be interrupted.
+ */
+#define KS_CONTEXT_SLOTS	5
+
+static __always_inline unsigned int ks_context_slot(void)
+{
+	unsigned int level = interrupt_context_level();
+
+	return level || !irqs_disabled() ? level : KS_CONTEXT_SLOTS - 1;
+}
 
 #endif /* _KSTATS_KEYS_H */
