@@ -465,8 +465,13 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 		return PTR_ERR(line);
 	/* NUL bytes would hide the rest; one newline may end the command. */
 	nl = strchr(line, '\n');
-	if (strlen(line) != count || (nl && nl != line + count - 1)) {
-		ks_err_ratelimited("_control: one command per write, no NUL bytes\n");
+	if (strlen(line) != count) {
+		ks_err_ratelimited("_control: a NUL byte in the write; one command per write\n");
+		kfree(line);
+		return -EINVAL;
+	}
+	if (nl && nl != line + count - 1) {
+		ks_err_ratelimited("_control: a newline inside the write; one command per write, ending in one newline at most\n");
 		kfree(line);
 		return -EINVAL;
 	}

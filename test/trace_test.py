@@ -163,6 +163,11 @@ def SPELLING_REFUSALS(arch):
      "No such file or directory",
      "trace x: no tracepoint sched:sched_update_nr_running_tp: "
      "sched_update_nr_running_tp is not in group sched"),
+    # A write's framing, said as what is wrong with it.
+    ("trace x1 start kst_target_delay\\ntrace y1", "Invalid argument",
+     "_control: a newline inside the write; one command per write, ending in one newline at most"),
+    ("trace x1 start kst_target_delay\\0junk", "Invalid argument",
+     "_control: a NUL byte in the write; one command per write"),
     ("trace x start sched_wakeup end kst_section_end", "Invalid argument",
      "trace x: start sched_wakeup and end kst_section_end must both be tracepoints or both functions"),
     ]
