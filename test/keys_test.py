@@ -216,7 +216,8 @@ def check_keycost(r, st, series, arch):
     plus the two p50s' slot errors. A stack taken inside the timed window
     moves them by about half of U or more (the unwind itself); taken
     outside, only what the unwinder leaves behind in caches (2-4 % of U
-    under TCG) remains. The pair and the run-queue wait use the same U:
+    under x86 TCG; for a kprobe pair on arm64 TCG about 0.4 U, bound at
+    3/4 U there) remains. The pair and the run-queue wait use the same U:
     the same unwinder in the same guest."""
     nd = nodes(st)
     timed = {}
@@ -255,15 +256,20 @@ def check_keycost(r, st, series, arch):
         rounds.append((what, a, b, calls))
     r.check(cost > 0, "keycost: key kstack costs the caller something (U = %d ns)" % cost)
     for what, a, b, calls in rounds:
-        bound = cost // 7 + a[2] + b[2]
+        # arm64 under TCG: a pair's window (two breakpoint exceptions and a
+        # single step) runs slower after the unwinder, by about 0.4 U; a
+        # stack inside the window moves it by U and more.
+        share = 4 if arch == "arm64" and calls and what == "kprobe pair" else 7
+        bound = cost * (3 if share == 4 else 1) // share + a[2] + b[2]
         # A run-queue wait's p50 is the guest scheduler's, which host load
         # moves by more than U: its min, which load cannot lower, is bound.
         p50_ok = calls is None or b[0] - a[0] <= bound
         r.check((calls is None or a[3] == b[3] == calls) and a[3] > 0 and b[3] > 0 and
                 p50_ok and b[1] - a[1] <= bound,
                 "keycost %s: a keyed stack moves p50 %d -> %d and min %d -> %d ns, by "
-                "<= %d ns (U/7 and slot errors; U = %d ns; %d and %d samples)"
-                % (what, a[0], b[0], a[1], b[1], bound, cost, a[3], b[3]))
+                "<= %d ns (%s U and slot errors; U = %d ns; %d and %d samples)"
+                % (what, a[0], b[0], a[1], b[1], bound, "3/4" if share == 4 else "1/7",
+                   cost, a[3], b[3]))
 
 
 def key_nodes(step_lines):
