@@ -120,6 +120,30 @@ static inline void ks_hrtimer_setup(struct hrtimer *timer,
 #define ks_entry_return_address(r)	((void)(r), 0UL)
 #endif
 
+/*
+ * The context level (as interrupt_context_level()) of the code a kprobe
+ * stopped in. x86 runs an int3 kprobe's handler inside nmi_enter()
+ * (exc_int3(): irqentry_nmi_enter()), one NMI and one hardirq level above
+ * it; a kprobe on an ftrace site, an optimized one, and arm64's run at
+ * its level. (An optimized kprobe hit inside a real NMI would be taken
+ * for task level: its sections would pair with the interrupted task's.)
+ */
+#include <linux/preempt.h>
+static __always_inline unsigned int ks_level_of(unsigned long pc)
+{
+	return !!(pc & NMI_MASK) + !!(pc & (NMI_MASK | HARDIRQ_MASK)) +
+	       !!(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+}
+
+#ifdef CONFIG_X86
+#define ks_kprobe_level(p)						\
+	ks_level_of(preempt_count() -					\
+		    (!kprobe_ftrace(p) && in_nmi() ?			\
+		     NMI_OFFSET + HARDIRQ_OFFSET : 0))
+#else
+#define ks_kprobe_level(p)	((void)(p), ks_level_of(preempt_count()))
+#endif
+
 /* Whether @p is on a CPU right now (a config difference, not a version one). */
 #ifdef CONFIG_SMP
 #define ks_task_on_cpu(p)	READ_ONCE((p)->on_cpu)

@@ -216,9 +216,10 @@ static void notrace ks_put_start(struct ks_trace *t, struct task_struct *task,
  * the task's it interrupted. task_struct is at least L1_CACHE_BYTES
  * aligned (kernel/fork.c), so the level fits in the pointer's low bits.
  */
-static __always_inline const void *ks_section_key(struct task_struct *task)
+static __always_inline const void *ks_section_key(struct task_struct *task,
+						  unsigned int level)
 {
-	return (const void *)((unsigned long)task + interrupt_context_level());
+	return (const void *)((unsigned long)task + level);
 }
 
 /*
@@ -227,7 +228,7 @@ static __always_inline const void *ks_section_key(struct task_struct *task)
  * is at its entry, else 0 (see ks_anchor).
  */
 static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
-				   unsigned long ret)
+				   unsigned int level, unsigned long ret)
 {
 	u8 *busy;
 	u64 now, start;
@@ -245,7 +246,7 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
 		return;
 	}
 	now = ks_now();
-	if (ks_starts_take(t->starts, ks_section_key(task), &start, &stack))
+	if (ks_starts_take(t->starts, ks_section_key(task, level), &start, &stack))
 		ks_record_span(t, task, start, now, stack,
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
 	/* With a cpu filter, a missing start may be one it left out. */
@@ -260,7 +261,7 @@ static void notrace ks_section_end(struct ks_trace *t, struct task_struct *task,
  * sections nest as calls do, up to KS_STARTS_DEPTH.
  */
 static void notrace ks_section_start(struct ks_trace *t, struct task_struct *task,
-				     unsigned long ret)
+				     unsigned int level, unsigned long ret)
 {
 	u8 *busy;
 	u64 now;
@@ -277,7 +278,7 @@ static void notrace ks_section_start(struct ks_trace *t, struct task_struct *tas
 	stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
 	now = ks_now();
 	ks_gap_begin(t, now);
-	switch (ks_starts_push(t->starts, ks_section_key(task), now, stack)) {
+	switch (ks_starts_push(t->starts, ks_section_key(task, level), now, stack)) {
 	case -E2BIG:
 		ks_lost(t, &t->too_deep);
 		break;
@@ -384,14 +385,14 @@ static KS_FPROBE_EXIT(ks_fp_exit)
 static int notrace ks_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
 	ks_section_start(container_of(p, struct ks_trace, kp.start), current,
-			 ks_entry_return_address(regs));
+			 ks_kprobe_level(p), ks_entry_return_address(regs));
 	return 0;
 }
 
 static int notrace ks_kp_end(struct kprobe *p, struct pt_regs *regs)
 {
 	ks_section_end(container_of(p, struct ks_trace, kp.end), current,
-		       ks_entry_return_address(regs));
+		       ks_kprobe_level(p), ks_entry_return_address(regs));
 	return 0;
 }
 
@@ -411,14 +412,14 @@ static int notrace ks_kp_end(struct kprobe *p, struct pt_regs *regs)
 static void notrace ks_tp_start(void *data)
 {
 	preempt_disable_notrace();
-	ks_section_start(data, current, 0);
+	ks_section_start(data, current, interrupt_context_level(), 0);
 	preempt_enable_notrace();
 }
 
 static void notrace ks_tp_end(void *data)
 {
 	preempt_disable_notrace();
-	ks_section_end(data, current, 0);
+	ks_section_end(data, current, interrupt_context_level(), 0);
 	preempt_enable_notrace();
 }
 

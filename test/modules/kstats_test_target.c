@@ -26,6 +26,9 @@
  *				kst_section_end() (an end in hardirq)
  *	irqsection US N		the same, the hrtimer running a whole
  *				section of 5 us of its own
+ *	mixed US N		kst_section_begin(); spin US;
+ *				kst_target_notrace(): a section from a
+ *				function with an ftrace site to one without
  *	gap US N		N calls of kst_target_delay(0) on one CPU,
  *				US apart
  *	notrace N		N calls of kst_target_notrace(), no ftrace site
@@ -398,6 +401,14 @@ static int kst_run(char *line)
 		for (i = 0; i < b; i++)
 			kst_irq_section(a, cmd[3] == 's');
 		mutex_unlock(&kst_irq_lock);
+	} else if (!strcmp(cmd, "mixed") && n == 3) {
+		for (i = 0; i < b; i++) {
+			t0 = kst_now();
+			kst_section_begin();
+			kst_spin(a);
+			kst_target_notrace();
+			kst_note(t0);
+		}
 	} else if (!strcmp(cmd, "end_only") && n == 2) {
 		for (i = 0; i < a; i++)
 			kst_section_end();
