@@ -64,8 +64,9 @@ static __always_inline void ks_update_bounds(struct ks_cpu __percpu *pc,
  */
 void notrace kstats_record(struct kstats *ks, u64 value)
 {
-	struct ks_cpu __percpu *pc;
+	struct ks_cpu __percpu *pc, *gate;
 	u32 slot, bucket, width_shift;
+	unsigned int bank;
 	u64 offset;
 
 	if (!ks)
@@ -76,8 +77,7 @@ void notrace kstats_record(struct kstats *ks, u64 value)
 	}
 	/*
 	 * Keeps the sample on one CPU, and is the read-side section that
-	 * kstats_delete()'s synchronize_rcu() waits for. A task is never
-	 * switched out inside it, which interval cuts rely on.
+	 * kstats_delete()'s synchronize_rcu() waits for.
 	 */
 	preempt_disable_notrace();
 	if (likely(READ_ONCE(ks->active))) {
@@ -85,17 +85,36 @@ void notrace kstats_record(struct kstats *ks, u64 value)
 		bucket = slot >> ks->frac_bits;
 		width_shift = ks_width_shift(bucket);
 		offset = value & ((1ULL << width_shift) - 1);
-		/* In a register: the percpu ops would reload ks->cpu. */
-		pc = ks->cpu;
+		/*
+		 * In flight in the live bank. A cut's IPI, which switches
+		 * live on this CPU, may land between the two reads: then
+		 * the record moves to the new bank, which the cut does not
+		 * read; past the second read, the cut waits for it.
+		 */
+		gate = ks->bank[0];
+		bank = this_cpu_read(gate->live) & 1;
+		this_cpu_inc(gate->inflight[bank]);
+		barrier();
+		if (unlikely(this_cpu_read(gate->live) != bank)) {
+			this_cpu_dec(gate->inflight[bank]);
+			bank ^= 1;
+			this_cpu_inc(gate->inflight[bank]);
+		}
+		pc = ks->bank[bank];
 		this_cpu_inc(pc->slot[slot].count);
 		this_cpu_add(pc->slot[slot].sum,
 			     offset >> ks_sum_shift(width_shift));
 		ks_update_bounds(pc, value);
+		/* The counts before the end; pairs with ks_await_bank(). */
+		smp_wmb();
+		this_cpu_dec(gate->inflight[bank]);
 	}
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(kstats_record);
 NOKPROBE_SYMBOL(kstats_record);
+
+static void ks_base_release(struct ks_base *base);
 
 static void ks_clear_bounds(struct ks_cpu *c)
 {
@@ -107,10 +126,55 @@ static void ks_clear_bounds(struct ks_cpu *c)
 
 static void ks_reset_cpu(struct kstats *ks, int cpu)
 {
-	struct ks_cpu *c = per_cpu_ptr(ks->cpu, cpu);
+	unsigned int i;
 
-	memset(c->slot, 0, ks->n_slots * sizeof(struct ks_slot));
-	ks_clear_bounds(c);
+	for (i = 0; i < KS_BANKS && ks->bank[i]; i++) {
+		struct ks_cpu *c = per_cpu_ptr(ks->bank[i], cpu);
+
+		memset(c->slot, 0, ks->n_slots * sizeof(struct ks_slot));
+		ks_clear_bounds(c);
+	}
+}
+
+/* Bytes of one CPU's counters in one bank. */
+static size_t ks_bank_size(u32 n_slots)
+{
+	const struct ks_cpu *c = NULL;
+
+	return struct_size(c, slot, n_slots);
+}
+
+/**
+ * ks_bank_alloc() - one bank of per-CPU counters, empty
+ * @n_slots: slots per CPU
+ *
+ * Return: the bank, or NULL when out of memory.
+ */
+
+struct ks_cpu __percpu *ks_bank_alloc(u32 n_slots)
+{
+	struct ks_cpu __percpu *bank;
+	int cpu;
+
+	bank = __alloc_percpu(ks_bank_size(n_slots), __alignof__(struct ks_cpu));
+	if (!bank)
+		return NULL;
+	for_each_possible_cpu(cpu)
+		ks_clear_bounds(per_cpu_ptr(bank, cpu));
+	return bank;
+}
+
+/**
+ * ks_hist_bytes() - memory a histogram holds, besides its cut bases
+ * @ks: the histogram
+ */
+size_t ks_hist_bytes(const struct kstats *ks)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < KS_BANKS; i++)
+		n += !!READ_ONCE(ks->bank[i]);
+	return sizeof(*ks) + n * num_possible_cpus() * ks_bank_size(ks->n_slots);
 }
 
 /* Runs on the CPU that owns the counters, so no record is half-way. */
@@ -129,12 +193,14 @@ static void ks_reset_local(void *arg)
  * they are cleared from here. A sample racing the reset may be lost, or
  * keep its sum but not its count; readers clamp averages into the slot.
  * The interval in progress is dropped too: the next interval starts here;
- * missed and nmi_dropped count from here on.
+ * missed and nmi_dropped count from here on. An IPI interrupts whatever
+ * runs on a CPU, so a busy CPU delays this by one interrupt at most.
  *
  * Context: process context with interrupts enabled; may sleep.
  */
 void kstats_reset(struct kstats *ks)
 {
+	unsigned int i;
 	int cpu;
 
 	mutex_lock(&ks->interval_lock);
@@ -144,9 +210,9 @@ void kstats_reset(struct kstats *ks)
 		if (!cpu_online(cpu))
 			ks_reset_cpu(ks, cpu);
 	cpus_read_unlock();
-	ks_base_free(ks);
-	ks->carry_min = U64_MAX;
-	ks->carry_max = 0;
+	for (i = 0; i < KS_BANKS; i++)
+		ks_base_release(ks->base[i]);
+	memset(ks->base, 0, sizeof(ks->base));
 	/* The owner's counters only grow: reset moves the zero instead. */
 	ks->last_missed = ks->missed ? ks->missed(ks->show_extra_arg) : 0;
 	ks->last_nmi_dropped = atomic_long_read(&ks->nmi_dropped);
@@ -419,15 +485,27 @@ static void ks_builder_done(struct ks_builder *b)
 	snap->mean = clamp(snap->mean, snap->min, snap->max);
 }
 
-/* Copies one CPU's counters into @raw, each field read once. */
-static void ks_copy_cpu(struct kstats *ks, int cpu, struct ks_slot *raw)
+/* Copies one CPU's counters in one bank into @raw, each field read once. */
+static void ks_copy_cpu(const struct kstats *ks, const struct ks_cpu *c,
+			struct ks_slot *raw)
 {
-	const struct ks_cpu *c = per_cpu_ptr(ks->cpu, cpu);
 	u32 slot;
 
 	for (slot = 0; slot < ks->n_slots; slot++) {
 		raw[slot].count = READ_ONCE(c->slot[slot].count);
 		raw[slot].sum = READ_ONCE(c->slot[slot].sum);
+	}
+}
+
+/* Adds one CPU's counters in one bank to @raw. */
+static void ks_add_cpu(const struct kstats *ks, const struct ks_cpu *c,
+		       struct ks_slot *raw)
+{
+	u32 slot;
+
+	for (slot = 0; slot < ks->n_slots; slot++) {
+		raw[slot].count += READ_ONCE(c->slot[slot].count);
+		raw[slot].sum += READ_ONCE(c->slot[slot].sum);
 	}
 }
 
@@ -437,6 +515,7 @@ static void ks_copy_cpu(struct kstats *ks, int cpu, struct ks_slot *raw)
  *
  * Every figure of one read comes from this one copy, so cumulative
  * fractions never exceed 1 nor decrease along a row while CPUs record.
+ * Both banks are added: a bank's counters only grow, whichever is live.
  * Memory: the non-empty slots of CPUs with samples, plus O(n_slots).
  *
  * Context: may sleep; yields between CPUs.
@@ -444,25 +523,35 @@ static void ks_copy_cpu(struct kstats *ks, int cpu, struct ks_slot *raw)
  */
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks)
 {
+	struct ks_cpu __percpu *bank[KS_BANKS];
 	struct ks_builder b;
+	unsigned int i, n;
 	int cpu;
 
 	if (ks_builder_init(&b, ks))
 		return NULL;
+	/* A cut may add bank 1 meanwhile: it is empty then. */
+	for (n = 0; n < KS_BANKS && (bank[n] = smp_load_acquire(&ks->bank[n])); n++)
+		;
 	for_each_possible_cpu(cpu) {
-		const struct ks_cpu *c = per_cpu_ptr(ks->cpu, cpu);
-		u64 lo, hi;
+		u64 lo = U64_MAX, hi = 0;
 
-		/* Live bounds first: a cut folds them into cut_* before clearing. */
-		lo = READ_ONCE(c->min);
-		hi = READ_ONCE(c->max);
-		/* Pairs with the cut's smp_wmb(): cleared live => folded. */
+		/* Bounds first: a cut folds them into cut_* before clearing. */
+		for (i = 0; i < n; i++) {
+			lo = min(lo, READ_ONCE(per_cpu_ptr(bank[i], cpu)->min));
+			hi = max(hi, READ_ONCE(per_cpu_ptr(bank[i], cpu)->max));
+		}
+		/* Pairs with the cut's smp_wmb(): cleared => folded. */
 		smp_rmb();
-		lo = min(lo, READ_ONCE(c->cut_min));
-		hi = max(hi, READ_ONCE(c->cut_max));
+		for (i = 0; i < n; i++) {
+			lo = min(lo, READ_ONCE(per_cpu_ptr(bank[i], cpu)->cut_min));
+			hi = max(hi, READ_ONCE(per_cpu_ptr(bank[i], cpu)->cut_max));
+		}
 		b.snap->min = min(b.snap->min, lo);
 		b.snap->max = max(b.snap->max, hi);
-		ks_copy_cpu(ks, cpu, b.raw);
+		ks_copy_cpu(ks, per_cpu_ptr(bank[0], cpu), b.raw);
+		for (i = 1; i < n; i++)
+			ks_add_cpu(ks, per_cpu_ptr(bank[i], cpu), b.raw);
 		if (ks_builder_add_row(&b, cpu)) {
 			ks_snapshot_free(b.snap);
 			ks_builder_free(&b);
@@ -477,59 +566,6 @@ struct ks_snapshot *ks_snapshot_take(struct kstats *ks)
 			      READ_ONCE(ks->reset_nmi_dropped);
 	ks_builder_free(&b);
 	return b.snap;
-}
-
-/* One CPU's part of an interval cut. */
-struct ks_cut {
-	struct kstats *ks;
-	struct ks_slot *raw;
-	u64 min, max;
-};
-
-/*
- * Folds the live bounds into cut_* before clearing them, so that a
- * cumulative reader, which reads the live ones first, never misses one.
- */
-static int ks_cut_local(void *arg)
-{
-	struct ks_cut *cut = arg;
-	struct kstats *ks = cut->ks;
-	int cpu = smp_processor_id();
-	struct ks_cpu *c = per_cpu_ptr(ks->cpu, cpu);
-
-	/*
-	 * No task, softirq or hardirq sample is half-way here: this runs in
-	 * a task on @cpu (records never let their task be switched out),
-	 * with interrupts off. Only an NMI can land between two reads.
-	 */
-	local_irq_disable();
-	ks_copy_cpu(ks, cpu, cut->raw);
-	WRITE_ONCE(c->cut_min, min(c->cut_min, this_cpu_read(ks->cpu->min)));
-	WRITE_ONCE(c->cut_max, max(c->cut_max, this_cpu_read(ks->cpu->max)));
-	/* Folded before cleared; pairs with ks_snapshot_take()'s smp_rmb(). */
-	smp_wmb();
-	cut->min = this_cpu_xchg(ks->cpu->min, U64_MAX);
-	cut->max = this_cpu_xchg(ks->cpu->max, 0);
-	WRITE_ONCE(c->cut_min, min(c->cut_min, cut->min));
-	WRITE_ONCE(c->cut_max, max(c->cut_max, cut->max));
-	local_irq_enable();
-	return 0;
-}
-
-/* An offline CPU records nothing: its counters are read from here. */
-static void ks_cut_offline(struct ks_cut *cut, int cpu)
-{
-	struct ks_cpu *c = per_cpu_ptr(cut->ks->cpu, cpu);
-
-	ks_copy_cpu(cut->ks, cpu, cut->raw);
-	cut->min = c->min;
-	cut->max = c->max;
-	c->cut_min = min(c->cut_min, c->min);
-	c->cut_max = max(c->cut_max, c->max);
-	/* As in ks_cut_local(): folded before cleared. */
-	smp_wmb();
-	c->min = U64_MAX;
-	c->max = 0;
 }
 
 /* Appends the non-empty slots of @raw as the base row of @cpu. */
@@ -584,13 +620,34 @@ static void ks_base_release(struct ks_base *base)
 }
 
 /**
- * ks_base_free() - forget the counters of the last interval cut
- * @ks: the histogram; its interval_lock held, or being freed
+ * ks_banks_free() - free a histogram's counters and cut bases
+ * @ks: the histogram, which nothing records on any more
  */
-void ks_base_free(struct kstats *ks)
+void ks_banks_free(struct kstats *ks)
 {
-	ks_base_release(ks->base);
-	ks->base = NULL;
+	unsigned int i;
+
+	for (i = 0; i < KS_BANKS; i++) {
+		ks_base_release(ks->base[i]);
+		free_percpu(ks->bank[i]);
+	}
+}
+
+/* A retired bank's bounds go to cut_*, for the cumulative readers. */
+static void ks_fold_bounds(struct ks_cpu __percpu *bank)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ks_cpu *c = per_cpu_ptr(bank, cpu);
+
+		WRITE_ONCE(c->cut_min, min(c->cut_min, c->min));
+		WRITE_ONCE(c->cut_max, max(c->cut_max, c->max));
+		/* Folded before cleared; pairs with ks_snapshot_take()'s smp_rmb(). */
+		smp_wmb();
+		WRITE_ONCE(c->min, U64_MAX);
+		WRITE_ONCE(c->max, 0);
+	}
 }
 
 /* Turns @raw, a CPU's counters now, into the interval since @old. */
@@ -607,78 +664,112 @@ static void ks_base_subtract(struct ks_slot *raw, const struct ks_base_row *old)
 	}
 }
 
+/* In an IPI on the CPU: its records go to the other bank from now on. */
+static void ks_switch_local(void *arg)
+{
+	struct kstats *ks = arg;
+
+	this_cpu_write(ks->bank[0]->live, ks->live ^ 1);
+}
+
+/*
+ * Makes the other bank live on every CPU and waits until no record is
+ * in flight in the retired one. An IPI interrupts whatever runs on its
+ * CPU, and a record never sleeps, so this waits only for records that
+ * the IPI interrupted, however busy the CPU is.
+ */
+static void ks_switch_banks(struct kstats *ks)
+{
+	unsigned int r = ks->live;
+	int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		struct ks_cpu *gate = per_cpu_ptr(ks->bank[0], cpu);
+
+		/* An offline CPU records nothing. */
+		if (!cpu_online(cpu) ||
+		    smp_call_function_single(cpu, ks_switch_local, ks, 1))
+			WRITE_ONCE(gate->live, r ^ 1);
+		while (READ_ONCE(gate->inflight[r])) {
+			cpu_relax();
+			cond_resched();
+		}
+	}
+	cpus_read_unlock();
+	/* Pairs with kstats_record()'s smp_wmb(): ended => counted. */
+	smp_rmb();
+	ks->live = r ^ 1;
+}
+
 /**
  * ks_interval_take() - end the current interval and return its figures
  * @ks: the histogram
  *
- * Each CPU's counters are read on that CPU, in a task with interrupts
- * off, and compared with those of the previous cut; its interval bounds
- * are taken and cleared there. A sample recorded in task, softirq or
- * hardirq context is therefore in exactly one interval, with its count,
- * sum and bounds; an NMI sample may have its count and sum in adjacent
- * intervals. The cumulative counters are not changed.
- * Memory: twice the non-empty slots of CPUs with samples, plus O(n_slots).
+ * Makes the other bank live on every CPU (see ks_switch_banks()), then
+ * reads the retired bank from here and compares it with its counters at
+ * its previous cut; its bounds are folded and cleared. Nothing waits for
+ * a task or a worker to run on another CPU. Every sample is therefore in
+ * exactly one interval, with its count, sum and bounds, in every context,
+ * NMI included. The cumulative counters are not changed.
+ * Memory: the second bank, allocated here once; twice the non-empty
+ * slots of CPUs with samples, plus O(n_slots).
  *
- * Context: process context; sleeps (runs work on each online CPU).
- * Return: the snapshot, or NULL when out of memory; the interval then
- * goes on, nothing lost.
+ * Context: process context; may sleep.
+ * Return: the snapshot, or NULL when out of memory. Nothing is lost
+ * then: the retired bank keeps its samples, bounds and base, and the
+ * cut after next, which retires it again, counts them.
  */
 struct ks_snapshot *ks_interval_take(struct kstats *ks)
 {
 	struct ks_base *old, *base;
+	struct ks_cpu __percpu *retired;
 	struct ks_builder b;
-	struct ks_cut cut = { .ks = ks };
-	unsigned int i_old = 0;
+	unsigned int i_old = 0, r;
 	long nmi;
 	int cpu, err = 0;
 
 	if (ks_builder_init(&b, ks))
 		return NULL;
 	base = kzalloc(sizeof(*base), GFP_KERNEL);
-	if (!base) {
-		ks_snapshot_free(b.snap);
-		ks_builder_free(&b);
-		return NULL;
-	}
-	cut.raw = b.raw;
+	if (!base)
+		goto err_free;
 	mutex_lock(&ks->interval_lock);
-	old = ks->base;
-	b.snap->min = ks->carry_min;
-	b.snap->max = ks->carry_max;
-	cpus_read_lock();
+	if (!ks->bank[1]) {
+		struct ks_cpu __percpu *bank = ks_bank_alloc(ks->n_slots);
+
+		if (!bank)
+			goto err_unlock;
+		/* Initialized before a cumulative reader sees it. */
+		smp_store_release(&ks->bank[1], bank);
+	}
+	r = ks->live;
+	retired = ks->bank[r];
+	ks_switch_banks(ks);
+
+	old = ks->base[r];
 	for_each_possible_cpu(cpu) {
+		const struct ks_cpu *c = per_cpu_ptr(retired, cpu);
 		const struct ks_base_row *prev = NULL;
 
-		if (!cpu_online(cpu) ||
-		    smp_call_on_cpu(cpu, ks_cut_local, &cut, false))
-			ks_cut_offline(&cut, cpu);
-		b.snap->min = min(b.snap->min, cut.min);
-		b.snap->max = max(b.snap->max, cut.max);
+		b.snap->min = min(b.snap->min, READ_ONCE(c->min));
+		b.snap->max = max(b.snap->max, READ_ONCE(c->max));
+		ks_copy_cpu(ks, c, b.raw);
 		if (!err)
-			err = ks_base_add_row(base, cpu, cut.raw, ks->n_slots);
+			err = ks_base_add_row(base, cpu, b.raw, ks->n_slots);
 		while (old && i_old < old->n_rows && old->rows[i_old].cpu < cpu)
 			i_old++;
 		if (old && i_old < old->n_rows && old->rows[i_old].cpu == cpu)
 			prev = &old->rows[i_old];
-		ks_base_subtract(cut.raw, prev);
+		ks_base_subtract(b.raw, prev);
 		if (!err)
 			err = ks_builder_add_row(&b, cpu);
 		cond_resched();
 	}
-	cpus_read_unlock();
-	if (err) {
-		/* Keep the old base: the next cut counts these samples. */
-		ks->carry_min = b.snap->min;
-		ks->carry_max = b.snap->max;
-		mutex_unlock(&ks->interval_lock);
-		ks_base_release(base);
-		ks_snapshot_free(b.snap);
-		ks_builder_free(&b);
-		return NULL;
-	}
-	ks->base = base;
-	ks->carry_min = U64_MAX;
-	ks->carry_max = 0;
+	if (err)
+		goto err_unlock;
+	ks_fold_bounds(retired);
+	ks->base[r] = base;
 	ks_builder_done(&b);
 	b.snap->missed = ks->missed ? ks->missed(ks->show_extra_arg) : 0;
 	b.snap->missed -= ks->last_missed;
@@ -690,6 +781,14 @@ struct ks_snapshot *ks_interval_take(struct kstats *ks)
 	ks_base_release(old);
 	ks_builder_free(&b);
 	return b.snap;
+
+err_unlock:
+	mutex_unlock(&ks->interval_lock);
+	ks_base_release(base);
+err_free:
+	ks_snapshot_free(b.snap);
+	ks_builder_free(&b);
+	return NULL;
 }
 
 /**

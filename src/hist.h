@@ -31,22 +31,41 @@ struct ks_slot {
 };
 
 /*
- * One CPU's counters. min and max cover the samples since the last
- * interval cut (or reset); cut_min and cut_max everything before it, so
- * the cumulative bounds are the min/max of both pairs. Empty: U64_MAX, 0.
+ * One CPU's counters in one bank. min and max cover the bank's samples
+ * since its last interval cut (or reset); cut_min and cut_max everything
+ * before it, so the cumulative bounds are the min/max of both pairs of
+ * both banks. Empty: U64_MAX, 0.
  */
 struct ks_cpu {
 	u64 min;
 	u64 max;
-	u64 cut_min;	/* written only by cuts and reset, on this CPU */
+	u64 cut_min;	/* written only by cuts, while the bank is retired */
 	u64 cut_max;
+	/*
+	 * Bank 0's copy only: the bank this CPU records in, which a cut
+	 * switches in an IPI, and the records in flight in each bank.
+	 */
+	unsigned int live;
+	unsigned int inflight[2];
 	struct ks_slot slot[];
 };
 
 struct ks_base;
 
+/*
+ * Each CPU records in the live one of two banks. An interval cut makes
+ * the other one live on each CPU with an IPI, which interrupts whatever
+ * runs there, waits for that CPU's records still in flight in the
+ * retired bank (a record never sleeps), and then reads the retired bank
+ * from the cutting task. A cumulative read adds both banks. The second
+ * bank is allocated by the first cut: a metric whose interval file is
+ * never read has one.
+ */
+#define KS_BANKS	2
+
 struct kstats {
-	struct ks_cpu __percpu *cpu;
+	struct ks_cpu __percpu *bank[KS_BANKS];
+	unsigned int live;	/* every CPU's live bank between cuts */
 	u32 n_slots;
 	u8 frac_bits;
 	/* Cleared by "stop" and before freeing; read on every record. */
@@ -62,8 +81,8 @@ struct kstats {
 	void *show_extra_arg;
 	/* Interval cuts: serialized with each other and with reset. */
 	struct mutex interval_lock;
-	struct ks_base *base;		/* every CPU's counters at the last cut */
-	u64 carry_min, carry_max;	/* bounds taken by a cut that failed */
+	/* Each bank's counters when it was last retired by a cut. */
+	struct ks_base *base[KS_BANKS];
 	unsigned long last_missed;
 	long last_nmi_dropped;
 	/* missed and nmi_dropped at the last reset, which clears them too. */
@@ -204,7 +223,9 @@ void kstats_reset(struct kstats *ks);
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks);
 struct ks_snapshot *ks_interval_take(struct kstats *ks);
 void ks_snapshot_free(struct ks_snapshot *snap);
-void ks_base_free(struct kstats *ks);
+struct ks_cpu __percpu *ks_bank_alloc(u32 n_slots);
+void ks_banks_free(struct kstats *ks);
+size_t ks_hist_bytes(const struct kstats *ks);
 u64 ks_slot_avg(u32 slot, u8 frac_bits, u64 count, u64 sum);
 u64 ks_mul_div(u64 a, u64 b, u64 c, u64 *rem);
 u64 ks_rank(u64 samples, u32 num, u32 den);

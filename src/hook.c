@@ -966,9 +966,9 @@ static size_t ks_pool_bytes(unsigned int nr, size_t size)
 static size_t ks_trace_bytes(const struct ks_trace *t)
 {
 	size_t cpus = num_possible_cpus();
-	size_t hist = sizeof(struct kstats) +
-		      cpus * ks_n_slots(t->req.bits) * sizeof(struct ks_slot);
-	size_t bytes = sizeof(*t) + 2 * hist + cpus * sizeof(u64) +
+	/* A histogram has its second bank once its interval file is read. */
+	size_t bytes = sizeof(*t) + ks_hist_bytes(t->dur) +
+		       ks_hist_bytes(t->gap) + cpus * sizeof(u64) +
 		       ks_starts_bytes(t->starts);
 	size_t inst = 0, pool = 0;
 

@@ -107,7 +107,7 @@ struct kstats *ks_create(const char *who, const char *name, u8 frac_bits,
 {
 	const char *problem;
 	struct kstats *ks;
-	int err, cpu;
+	int err;
 
 	might_sleep();
 	problem = ks_name_problem(name);
@@ -131,17 +131,11 @@ struct kstats *ks_create(const char *who, const char *name, u8 frac_bits,
 	ks->missed = missed;
 	ks->show_extra_arg = arg;
 	mutex_init(&ks->interval_lock);
-	ks->carry_min = U64_MAX;
 	strscpy(ks->name, name, sizeof(ks->name));
-	ks->cpu = __alloc_percpu(struct_size(ks->cpu, slot, ks->n_slots),
-				 __alignof__(struct ks_cpu));
-	if (!ks->cpu)
+	/* The first interval cut adds the second bank. */
+	ks->bank[0] = ks_bank_alloc(ks->n_slots);
+	if (!ks->bank[0])
 		goto err_free_ks;
-	/* No CPU records before the histogram is published. */
-	for_each_possible_cpu(cpu) {
-		per_cpu_ptr(ks->cpu, cpu)->min = U64_MAX;
-		per_cpu_ptr(ks->cpu, cpu)->cut_min = U64_MAX;
-	}
 
 	mutex_lock(&ks_lock);
 	if (ks_find(name)) {
@@ -162,7 +156,7 @@ struct kstats *ks_create(const char *who, const char *name, u8 frac_bits,
 	return ks;
 
 err_free_slots:
-	free_percpu(ks->cpu);
+	ks_banks_free(ks);
 	kfree(ks);
 	return ERR_PTR(err);
 err_free_ks:
@@ -211,8 +205,7 @@ static void ks_unpublish(struct kstats *ks)
 
 static void ks_free(struct kstats *ks)
 {
-	ks_base_free(ks);
-	free_percpu(ks->cpu);
+	ks_banks_free(ks);
 	kfree(ks);
 }
 
