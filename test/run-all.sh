@@ -52,7 +52,7 @@ core_guests() {
 		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
 	guest_suite "$k" trace "guest runs the _control script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/sigpair" "out/$k/syscall_loop"
+		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask"
 	guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"

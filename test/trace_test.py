@@ -421,6 +421,37 @@ step ratelimit
 t0=$(date +%%s)
 for i in $(seq 1 300); do echo "trace rl$i color red" > $C 2>/dev/null; done
 echo "@@RL $(dmesg | grep -c "kstats: trace rl[0-9]*: 'color' is not a keyword") $(( $(date +%%s) - t0 ))"
+# A SCHED_FIFO task takes CPU 1 whole (no RT throttling): an interval
+# read, a remove beside interval reads, and the unload of a traced module
+# must each end while it still spins, with nothing to run on CPU 1.
+step busy-cpu
+ctl "trace bz start kst_target_delay"
+ctl "trace bz2 start kst_target_null"
+tgt "delay 5 20"
+tgt "bench 20"
+cat $D/_interval/bz $D/_interval/bz2 > /dev/null
+rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+taskset -pc 0 $$ > /dev/null
+echo -1 > /proc/sys/kernel/sched_rt_runtime_us
+echo "@@BUSYRT $(uname -v | grep -c PREEMPT_RT)"
+/modules/kstask kspin spin %d 1 > /tmp/spin 2>&1 &
+for i in $(seq 1 500); do grep -q start /tmp/spin && break; usleep 10000; done
+op() { w=$1; shift; t0=$(/modules/kstask t now); "$@" > /tmp/op.$w 2>&1; echo "@@BUSY $w rc=$? $t0 $(/modules/kstask t now)"; }
+tgt "delay 5 20"
+op ival cat $D/_interval/bz
+echo "@@BUSYIV $(awk '/^# samples /{print $3}' /tmp/op.ival)"
+op read cat $D/bz
+(while [ ! -e /tmp/busy.stop ]; do cat $D/_interval/bz2 > /dev/null && echo "@@BZ2 $(/modules/kstask t now)"; done) > /tmp/busy.reads 2>&1 &
+op remove sh -c "echo 'remove bz' > $C"
+op rmmod rmmod kstats_test_target
+touch /tmp/busy.stop
+wait
+cat /tmp/spin /tmp/busy.reads
+echo $rt > /proc/sys/kernel/sched_rt_runtime_us
+taskset -pc 0-$(($(nproc) - 1)) $$ > /dev/null
+ctl "remove bz2"
+listing busy-cpu
+insmod /modules/kstats_test_target.ko || echo "@@FAIL reinsmod target"
 step rmmod-with-traces
 ctl "trace z1 start kst_target_sleep method kretprobe"
 ctl "trace z2 start kst_section_begin end kst_section_end"
@@ -434,7 +465,7 @@ wait
 test -e $D && echo "@@STALE kstats dir"
 rmmod kstats_test_target; echo "@@RMMOD target rc=$?"
 step done
-""" % ("n" * 59, "n" * 59, " ".join(function_methods(series, arch))))
+""" % ("n" * 59, "n" * 59, " ".join(function_methods(series, arch)), BUSY_SPIN_MS))
     out = [o.replace("@@SPELL@@", spell).replace("@@LOCK@@", SPIN_PAIR[arch][0])
            .replace("@@UNLOCK@@", SPIN_PAIR[arch][1]) for o in out]
     with open(path, "w") as f:
@@ -589,6 +620,61 @@ def method_of(listing_lines, name):
     return None
 
 
+# How long the SCHED_FIFO task holds CPU 1 in the busy-cpu step.
+BUSY_SPIN_MS = 8000
+
+
+def check_busy_cpu(r, st):
+    """Each operation began after the spinner took CPU 1 and ended before
+    it let go (an interval cut that waited for a task or worker on CPU 1
+    ends only after it); the figures are printed for the record.
+
+    On PREEMPT_RT the kernel's own unregistration waits for RCU grace
+    periods (and, on 6.12, for RCU Tasks in ftrace_shutdown()), which a
+    CPU-bound SCHED_FIFO task starves there: RCU's kthreads run at FIFO 1
+    (Documentation/RCU/stallwarn.rst). There, remove and rmmod must still
+    succeed, and interval reads of another metric must go on meanwhile:
+    kstats holds nothing they need across the kernel's wait."""
+    txt = "\n".join(st)
+    spin = dict(re.findall(r"@@SPIN kspin (start|end) (\d+)", txt))
+    ops = {m[0]: (m[1], int(m[2]), int(m[3]))
+           for m in re.findall(r"@@BUSY (\w+) rc=(\d+) (\d+) (\d+)", txt)}
+    rt = re.search(r"@@BUSYRT (\d+)", txt)
+    r.check(rt is not None, "busy-cpu: the guest says whether it is PREEMPT_RT")
+    rt = rt is not None and rt.group(1) != "0"
+    r.check(len(spin) == 2, "busy-cpu: the SCHED_FIFO task spun on CPU 1", str(spin))
+    s0, s1 = int(spin.get("start", 0)), int(spin.get("end", 0))
+    for op, what in (("ival", "an interval read"), ("read", "a cumulative read"),
+                     ("remove", "remove beside interval reads"),
+                     ("rmmod", "rmmod of a traced module")):
+        rc, t0, t1 = ops.get(op, ("?", 0, 0))
+        if rt and op in ("remove", "rmmod"):
+            r.check(rc == "0" and s0 < t0 <= t1,
+                    "busy-cpu: PREEMPT_RT: %s succeeds (%d ms; the kernel waits for "
+                    "RCU, which the spinner starves)" % (what, (t1 - t0) // 1000000),
+                    "rc %s %d %d %d %d" % (rc, s0, t0, t1, s1))
+            continue
+        r.check(rc == "0" and s0 < t0 <= t1 < s1,
+                "busy-cpu: %s ends in %d ms, while CPU 1 is taken (%d ms of %d)"
+                % (what, (t1 - t0) // 1000000, (t1 - s0) // 1000000, BUSY_SPIN_MS),
+                "rc %s %d %d %d %d" % (rc, s0, t0, t1, s1))
+    # The other metric's interval reads, each stamped as it ended: the
+    # longest stretch of the remove without one ending.
+    _, t0, t1 = ops.get("remove", ("?", 0, 0))
+    reads = sorted(int(x) for x in re.findall(r"@@BZ2 (\d+)", txt))
+    marks = [t0] + [x for x in reads if t0 < x < t1] + [t1]
+    gap = max(b - a for a, b in zip(marks, marks[1:])) // 1000000 if t1 > t0 else -1
+    after = any(x > t1 for x in reads)
+    r.check(0 <= gap < 1000 and after,
+            "busy-cpu: interval reads of another metric go on during the remove "
+            "(longest wait %d ms, %d reads)" % (gap, len(marks) - 2),
+            "reads %d, after the remove: %s" % (len(reads), after))
+    iv = re.search(r"@@BUSYIV (\d+)", txt)
+    r.check(iv is not None and iv.group(1) == "20",
+            "busy-cpu: that interval holds the 20 calls made since the last",
+            iv.group(0) if iv else "none")
+
+
 def check(logpath):
     r = Results()
     log = open(logpath, errors="replace").read()
@@ -601,7 +687,7 @@ def check(logpath):
     want_steps = ["fn-%s" % m for m in function_methods(series, arch) + ["default"]] + [
         "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
         "remove-pending", "read-while-removed", "concurrent",
-        "spellings", "wildcards", "ratelimit", "rmmod-with-traces", "done"]
+        "spellings", "wildcards", "ratelimit", "busy-cpu", "rmmod-with-traces", "done"]
     for s in want_steps:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -852,6 +938,8 @@ def check(logpath):
     r.check(not [l for l in st if l.startswith("@@LEFT2") and l != "@@LEFT2 _control"],
             "concurrent trace/remove/reset/read leave nothing behind",
             str([l for l in st if l.startswith("@@LEFT2")]))
+    check_busy_cpu(r, steps["busy-cpu"])
+
     st = steps["rmmod-with-traces"]
     r.check(all(x[1] == "0" for x in ctls(st)), "four traces of all kinds attached")
     r.check("@@RMMOD rc=0" in st, "rmmod kstats with traces attached and calls pending")

@@ -73,7 +73,7 @@ for kv in "${KERNELS[@]}"; do
 		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
 	KS_ACCEL=$ST guest_suite "$k" trace "guest runs the _control script" "$series arm64" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/sigpair" "out/$k/syscall_loop"
+		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask"
 	KS_ACCEL=$ST guest_suite "$k" keys "guest runs the keyed-trace script" "$series arm64" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
 done

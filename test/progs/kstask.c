@@ -7,14 +7,29 @@
  *   it made after taking its comm (from /proc/self/status).
  * kstask COMM write FILE TEXT...: writes each TEXT to FILE, one write
  *   each, then prints "@@TASK COMM pid P".
+ * kstask COMM spin MS CPU: on CPU, as SCHED_FIFO priority 50, runs in user
+ *   space, making no system call, for MS milliseconds; prints
+ *   "@@SPIN COMM start NS" as it begins and "@@SPIN COMM end NS" as it
+ *   ends (CLOCK_REALTIME).
+ * kstask COMM now: prints CLOCK_REALTIME in ns (the guest's date has no %N).
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);	/* the vDSO: no system call */
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static long status_field(const char *name)
 {
@@ -36,8 +51,12 @@ int main(int argc, char **argv)
 	long nv, niv;
 	int i;
 
+	if (argc == 3 && !strcmp(argv[2], "now")) {
+		printf("%lld\n", now_ns());
+		return 0;
+	}
 	if (argc < 4 || prctl(PR_SET_NAME, argv[1])) {
-		fprintf(stderr, "usage: kstask COMM sleep N US | kstask COMM write FILE TEXT...\n");
+		fprintf(stderr, "usage: kstask COMM sleep N US | kstask COMM write FILE TEXT... | kstask COMM spin MS CPU | kstask COMM now\n");
 		return 2;
 	}
 	if (!strcmp(argv[2], "sleep") && argc == 5) {
@@ -52,6 +71,28 @@ int main(int argc, char **argv)
 		       argv[1], getpid(), n,
 		       status_field("voluntary_ctxt_switches") - nv,
 		       status_field("nonvoluntary_ctxt_switches") - niv);
+		return 0;
+	}
+	if (!strcmp(argv[2], "spin") && argc == 5) {
+		struct sched_param sp = { .sched_priority = 50 };
+		long long start, end, t;
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(atoi(argv[4]), &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus) ||
+		    sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			perror("kstask spin");
+			return 1;
+		}
+		start = now_ns();
+		end = start + atoll(argv[3]) * 1000000LL;
+
+		printf("@@SPIN %s start %lld\n", argv[1], start);
+		fflush(stdout);
+		while ((t = now_ns()) < end)
+			;
+		printf("@@SPIN %s end %lld\n", argv[1], t);
 		return 0;
 	}
 	if (!strcmp(argv[2], "write")) {
