@@ -635,12 +635,6 @@ static int ks_attach_fprobe(struct ks_trace *t)
 	t->fp.exit_handler = ks_fp_exit;
 	t->fp.entry_data_size = sizeof(struct ks_call);
 	ks_fprobe_set_maxactive(&t->fp, t->req.maxactive);
-	if (t->funcs.pattern) {
-		int err = register_fprobe(&t->fp, t->funcs.pattern, NULL);
-
-		/* ftrace's "no match" */
-		return err == -EINVAL ? -ENOENT : err;
-	}
 	return register_fprobe_ips(&t->fp, t->funcs.addrs, t->funcs.n);
 }
 #else
@@ -1223,16 +1217,12 @@ void ks_trace_list(struct seq_file *m)
 		char key[96];
 
 		ks_key_spec_print(key, sizeof(key), &t->req.keys);
-		/*
-		 * functions: a pair has 2 points; 0 for a pattern, whose
-		 * functions only ftrace knows (see enabled_functions).
-		 */
+		/* functions: a pair has 2 points. */
 		seq_printf(m, "%s method %s bits %u start %s end %s functions %u skipped %u maxactive %u memory %zu missed %lu key %s keys %u other %lu slowest %u",
 			   t->req.name, ks_method_name(t->req.method),
 			   t->req.bits, t->req.start,
 			   t->req.end[0] ? t->req.end : "-",
-			   t->funcs.n ? t->funcs.n :
-			   t->funcs.pattern ? t->funcs.matched : 2,
+			   t->funcs.n ? t->funcs.n : 2,
 			   t->funcs.skipped,
 			   t->req.maxactive, ks_trace_bytes(t),
 			   ks_trace_missed(t), key,
@@ -1261,9 +1251,6 @@ static bool ks_trace_within(struct ks_trace *t, struct module *mod)
 	for (i = 0; i < t->funcs.n; i++)
 		if (within_module(t->funcs.addrs[i], mod))
 			return true;
-	/* A pattern's functions are not known: any match in @mod counts. */
-	if (t->funcs.pattern && ks_module_matches(mod, t->funcs.pattern))
-		return true;
 	return within_module(t->addr, mod) || within_module(t->end_addr, mod);
 }
 

@@ -324,6 +324,28 @@ bool ks_is_function_set(const char *spec)
 	return strpbrk(spec, ",*?[");
 }
 
+/**
+ * ks_funcs_skip() - count @name among the functions kprobes refuse
+ * @f: the set
+ * @name: the function, the first few of which dmesg names
+ */
+void ks_funcs_skip(struct ks_funcs *f, const char *name)
+{
+	if (f->skipped++ < 8)
+		scnprintf(f->skipped_names + strlen(f->skipped_names),
+			  sizeof(f->skipped_names) - strlen(f->skipped_names),
+			  " %s", name);
+}
+
+/* The dmesg line that names the skipped functions. */
+static void ks_funcs_report_skipped(const char *trace, const struct ks_funcs *f)
+{
+	if (f->skipped)
+		pr_info("trace %s: skipped %u functions kprobes refuse:%s%s\n",
+			trace, f->skipped, f->skipped_names,
+			f->skipped > 8 ? " ..." : "");
+}
+
 /* Adds @name once; a function that kprobes refuse is skipped. */
 static int ks_funcs_add(struct ks_funcs *f, const char *trace,
 			const char *name)
@@ -339,11 +361,7 @@ static int ks_funcs_add(struct ks_funcs *f, const char *trace,
 	if (err == -ENOENT)
 		return err;
 	if (err) {
-		/* Named in dmesg below: keep the first few. */
-		if (f->skipped++ < 8)
-			scnprintf(f->skipped_names + strlen(f->skipped_names),
-				  sizeof(f->skipped_names) -
-				  strlen(f->skipped_names), " %s", name);
+		ks_funcs_skip(f, name);
 		return 0;
 	}
 	/* One function under two spellings (f, mod:f) is timed once. */
@@ -359,32 +377,9 @@ static int ks_funcs_add(struct ks_funcs *f, const char *trace,
 	return 0;
 }
 
-/**
- * ks_module_matches() - has @mod a function that @pattern matches?
- * @mod: a module, live or going away
- * @pattern: a glob
- *
- * Context: process context (a module notifier).
- * Return: true if one of its function symbols matches.
- */
-bool ks_module_matches(struct module *mod, const char *pattern)
-{
-	struct mod_kallsyms *syms;
-	bool found = false;
-	unsigned int i;
-
-	rcu_read_lock();
-	syms = rcu_dereference(mod->kallsyms);
-	for (i = 0; syms && !found && i < syms->num_symtab; i++)
-		found = ELF_ST_TYPE(syms->symtab[i].st_info) == STT_FUNC &&
-			glob_match(pattern, syms->strtab + syms->symtab[i].st_name);
-	rcu_read_unlock();
-	return found;
-}
-
 /*
- * A pattern: of kstats' grammar, and matching 1..KS_FUNCS_MAX functions
- * (counted before anything is attached: see patterns.c).
+ * A pattern: of kstats' grammar, and naming 1..KS_FUNCS_MAX functions,
+ * found by any of their names before anything is attached (patterns.c).
  */
 static int ks_funcs_pattern(const char *trace, const char *spec,
 			    struct ks_funcs *f)
@@ -407,19 +402,10 @@ static int ks_funcs_pattern(const char *trace, const char *spec,
 		ks_err_ratelimited("trace %s: %s: a [ without its ]\n", trace, spec);
 		return -EINVAL;
 	}
-	err = ks_pattern_count(trace, spec, &f->matched);
+	err = ks_pattern_expand(trace, spec, f);
 	if (err)
 		return err;
-	if (!f->matched) {
-		ks_err_ratelimited("trace %s: %s matches no function with an ftrace site\n",
-				   trace, spec);
-		return -ENOENT;
-	}
-	if (f->matched > KS_FUNCS_MAX) {
-		ks_err_ratelimited("trace %s: %s matches %u functions, more than %d\n",
-				   trace, spec, f->matched, KS_FUNCS_MAX);
-		return -E2BIG;
-	}
+	ks_funcs_report_skipped(trace, f);
 	f->pattern = kstrdup(spec, GFP_KERNEL);
 	return f->pattern ? 0 : -ENOMEM;
 }
@@ -432,9 +418,8 @@ static int ks_funcs_pattern(const char *trace, const char *spec,
  *
  * A listed function that does not exist refuses the trace; listed
  * functions that kprobes refuse are skipped, counted in @f->skipped and
- * named in one dmesg line. A pattern is kept in @f->pattern for fprobe,
- * which has ftrace match it, after patterns.c has checked its grammar and
- * counted its matches in @f->matched.
+ * named in one dmesg line. A pattern's functions are found by any of
+ * their names (patterns.c), and the pattern is kept in @f->pattern.
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOENT when nothing is left to probe; -E2BIG for more
@@ -484,10 +469,7 @@ int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f)
 				   trace, spec, KS_FUNCS_MAX);
 	if (err)
 		return err;
-	if (f->skipped)
-		pr_info("trace %s: skipped %u functions kprobes refuse:%s%s\n",
-			trace, f->skipped, f->skipped_names,
-			f->skipped > 8 ? " ..." : "");
+	ks_funcs_report_skipped(trace, f);
 	if (!f->n) {
 		ks_err_ratelimited("trace %s: %s matches no function that can be probed\n",
 				   trace, spec);

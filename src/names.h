@@ -18,8 +18,7 @@ struct ks_funcs {
 	unsigned int skipped;	/* matched, but kprobes refuse them */
 	char **names;
 	unsigned long *addrs;	/* where a kprobe on each sits */
-	char *pattern;		/* instead: a glob, for fprobe to match */
-	unsigned int matched;	/* the functions the pattern matched, counted */
+	char *pattern;		/* the glob they were found by, if any */
 	char skipped_names[128];	/* the first few skipped, for dmesg */
 };
 
@@ -29,9 +28,10 @@ int ks_resolve_points(struct ks_trace_req *req);
 bool ks_is_function_set(const char *spec);
 int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f);
 void ks_funcs_free(struct ks_funcs *f);
-bool ks_module_matches(struct module *mod, const char *pattern);
+void ks_funcs_skip(struct ks_funcs *f, const char *name);
 const char *ks_pattern_valid(const char *p);
-int ks_pattern_count(const char *trace, const char *pattern, unsigned int *n);
+int ks_pattern_expand(const char *trace, const char *pattern,
+		      struct ks_funcs *f);
 bool ks_symbol_range(unsigned long addr, unsigned long *lo, unsigned long *hi);
 
 #endif /* _KSTATS_NAMES_H */

@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Glob patterns of functions: kstats' own grammar, and how many functions
- * a pattern matches before anything is attached.
+ * Glob patterns of functions: kstats' own grammar, and the functions a
+ * pattern names, found before anything is attached.
  *
- * ftrace, which matches an fprobe's pattern, reads more than a glob into
- * the word: a leading '!' removes from the filter (and an empty filter
- * means every function), a number is an index into
+ * ftrace, which would match an fprobe's pattern itself, reads more than a
+ * glob into the word: a leading '!' removes from the filter (and an empty
+ * filter means every function), a number is an index into
  * available_filter_functions, "mod:" and ":command" have meanings of
  * their own. kstats takes none of those: a pattern is names and *, ?
  * and [...] only, matched as glob_match() matches.
  *
- * The kernel exports no way for a module to list its symbols, so the
- * matches are counted where ftrace's own list is: tracefs'
- * available_filter_functions, one "name" or "name [module]" line per
- * ftrace site, which is the list ftrace matches a pattern against
- * (Documentation/trace/ftrace.rst).
+ * ftrace also matches one name per function: the one kallsyms gives its
+ * address first. A function with aliases (SYSCALL_DEFINE0's
+ * __x64_sys_NAME and __ia32_sys_NAME are aliases of __do_sys_NAME, and
+ * gcc folds identical functions into one under several names) would be
+ * missed under the others, though each name times it when listed. So
+ * kstats matches the pattern against every name in /proc/kallsyms, the
+ * kernel's and its modules', and attaches to the functions found by
+ * address, as for a list. The kernel exports no other way for a module
+ * to walk its symbols.
  */
 #include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/glob.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -28,11 +35,8 @@
 #include "hook.h"
 #include "names.h"
 
-/* Where tracefs is, mounted or automounted under debugfs. */
-static const char *const ks_avail_paths[] = {
-	"/sys/kernel/tracing/available_filter_functions",
-	"/sys/kernel/debug/tracing/available_filter_functions",
-};
+/* Every symbol, "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]" a line. */
+#define KS_KALLSYMS	"/proc/kallsyms"
 
 static bool ks_name_char(char c)
 {
@@ -78,61 +82,103 @@ const char *ks_pattern_valid(const char *p)
 	return NULL;
 }
 
-/* The names of one read of available_filter_functions, counted. */
-static void ks_count_lines(char *buf, size_t len, char *line, size_t *held,
-			   const char *pattern, unsigned int *n)
+/* A pattern's scan of kallsyms: the functions it names, by address. */
+struct ks_scan {
+	const char *pattern;
+	struct ks_funcs *f;	/* candidates: names[], addrs[] (symbol starts) */
+	unsigned int found;	/* functions matched, counted past the bound too */
+	unsigned long last;	/* the last match: aliases of vmlinux are adjacent */
+	bool hidden;		/* addresses read as 0 (kernel.kptr_restrict) */
+	int err;
+};
+
+/* One line of /proc/kallsyms. */
+static void ks_scan_line(struct ks_scan *s, char *line)
+{
+	struct ks_funcs *f = s->f;
+	char *type, *name, *mod;
+	unsigned long addr;
+	unsigned int i;
+
+	type = strchr(line, ' ');
+	name = type ? strchr(type + 1, ' ') : NULL;
+	if (!name || type[2] != ' ' || !strchr("tTwW", type[1]))
+		return;
+	*type = '\0';
+	name++;
+	mod = strchr(name, '\t');
+	if (mod) {
+		*mod = '\0';
+		mod += 2;			/* past "\t[" */
+		mod[strcspn(mod, "]")] = '\0';
+	}
+	/* Padding and CFI preambles before functions are no functions. */
+	if (str_has_prefix(name, "__pfx_") || str_has_prefix(name, "__cfi_") ||
+	    !glob_match(s->pattern, name) || kstrtoul(line, 16, &addr))
+		return;
+	if (!addr) {
+		s->hidden = true;
+		return;
+	}
+	if (addr == s->last)
+		return;
+	s->last = addr;
+	for (i = 0; i < f->n; i++)
+		if (f->addrs[i] == addr)
+			return;
+	s->found++;
+	if (f->n == KS_FUNCS_MAX || s->err)
+		return;
+	/* kprobes' spelling: MODULE:FUNCTION */
+	f->names[f->n] = mod ? kasprintf(GFP_KERNEL, "%s:%s", mod, name) :
+			       kstrdup(name, GFP_KERNEL);
+	if (!f->names[f->n]) {
+		s->err = -ENOMEM;
+		return;
+	}
+	f->addrs[f->n++] = addr;
+}
+
+/* Splits one read into lines; @held carries a line across reads. */
+static void ks_scan_buf(struct ks_scan *s, const char *buf, size_t len,
+			char *line, size_t *held, size_t line_len)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		char c = buf[i];
-
-		if (c != '\n') {
-			/* A name longer than a line of ours matches nothing. */
-			if (*held < KSYM_NAME_LEN - 1)
-				line[(*held)++] = c;
+		if (buf[i] != '\n') {
+			/* A line longer than ours matches nothing. */
+			if (*held < line_len - 1)
+				line[(*held)++] = buf[i];
 			continue;
 		}
 		line[*held] = '\0';
-		/* "name" or "name [module]" */
-		line[strcspn(line, " \t")] = '\0';
-		if (*line && glob_match(pattern, line))
-			(*n)++;
+		ks_scan_line(s, line);
 		*held = 0;
 	}
 }
 
-/**
- * ks_pattern_count() - how many ftrace sites a pattern matches
- * @trace: the trace's NAME, for messages
- * @pattern: a pattern that ks_pattern_valid() accepted
- * @n: set to the count
- *
- * Reads tracefs' available_filter_functions once, through its seq_file,
- * as a reader in userspace would.
- *
- * Context: process context; may sleep.
- * Return: 0; -EOPNOTSUPP when the list cannot be read (dmesg says why);
- * -ENOMEM.
+/*
+ * Reads /proc/kallsyms once, through its seq_file, as a reader in
+ * userspace would; opened as the writer of _control (root), whose
+ * CAP_SYSLOG shows the addresses.
  */
-int ks_pattern_count(const char *trace, const char *pattern, unsigned int *n)
+static int ks_scan_kallsyms(const char *trace, struct ks_scan *s)
 {
-	struct file *file = ERR_PTR(-ENOENT);
+	const size_t line_len = KSYM_NAME_LEN + MODULE_NAME_LEN + 32;
+	struct file *file;
 	char *buf, *line;
 	size_t held = 0;
-	unsigned int i;
 	int err = 0;
 
-	*n = 0;
-	for (i = 0; i < ARRAY_SIZE(ks_avail_paths) && IS_ERR(file); i++)
-		file = filp_open(ks_avail_paths[i], O_RDONLY, 0);
+	file = filp_open(KS_KALLSYMS, O_RDONLY, 0);
 	if (IS_ERR(file)) {
-		ks_err_ratelimited("trace %s: %s: cannot count the functions it matches: no tracefs available_filter_functions (%ld)\n",
-				   trace, pattern, PTR_ERR(file));
+		ks_err_ratelimited("trace %s: %s: cannot look for the functions it matches: no %s (%ld)\n",
+				   trace, s->pattern, KS_KALLSYMS, PTR_ERR(file));
 		return -EOPNOTSUPP;
 	}
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	line = kmalloc(KSYM_NAME_LEN, GFP_KERNEL);
+	line = kmalloc(line_len, GFP_KERNEL);
 	if (!buf || !line) {
 		err = -ENOMEM;
 		goto out;
@@ -153,17 +199,122 @@ int ks_pattern_count(const char *trace, const char *pattern, unsigned int *n)
 			break;
 		}
 		file->f_pos = kiocb.ki_pos;
-		ks_count_lines(buf, got, line, &held, pattern, n);
+		ks_scan_buf(s, buf, got, line, &held, line_len);
 		cond_resched();
 	}
 	if (err) {
-		ks_err_ratelimited("trace %s: %s: cannot count the functions it matches: reading available_filter_functions failed (%d)\n",
-				   trace, pattern, err);
+		ks_err_ratelimited("trace %s: %s: cannot look for the functions it matches: reading %s failed (%d)\n",
+				   trace, s->pattern, KS_KALLSYMS, err);
 		err = err == -ENOMEM ? err : -EOPNOTSUPP;
 	}
 out:
 	kfree(line);
 	kfree(buf);
 	filp_close(file, NULL);
-	return err;
+	return err ? err : s->err;
+}
+
+/*
+ * Keeps the candidates that have an ftrace site, where fprobe attaches,
+ * each at its site as a kprobe would sit (past an ENDBR); drops those
+ * without one, which ftrace would not match either, and counts those
+ * kprobes refuse, as a list does. Disabled kprobes tell: on an ftrace
+ * site kprobes set KPROBE_FLAG_FTRACE. One grace period for them all.
+ */
+static int ks_pattern_sites(const char *trace, const char *pattern,
+			    struct ks_funcs *f)
+{
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	struct kprobe *kps, **regd;
+	unsigned int i, n_regd = 0, kept = 0;
+
+	kps = kcalloc(f->n, sizeof(*kps), GFP_KERNEL);
+	regd = kcalloc(f->n, sizeof(*regd), GFP_KERNEL);
+	if (!kps || !regd) {
+		kfree(kps);
+		kfree(regd);
+		return -ENOMEM;
+	}
+	for (i = 0; i < f->n; i++) {
+		struct kprobe *kp = &kps[i];
+		int err;
+
+		kp->addr = (kprobe_opcode_t *)f->addrs[i];
+		kp->flags = KPROBE_FLAG_DISABLED;
+		err = register_kprobe(kp);
+		if (!err)
+			regd[n_regd++] = kp;
+		if (err == -ENOMEM) {
+			unregister_kprobes(regd, n_regd);
+			kfree(regd);
+			kfree(kps);
+			return err;
+		}
+		if (!err && within_module((unsigned long)kp->addr, THIS_MODULE))
+			err = -EINVAL;
+		if (err || !(kp->flags & KPROBE_FLAG_FTRACE)) {
+			if (err)
+				ks_funcs_skip(f, f->names[i]);
+			kfree(f->names[i]);
+			continue;
+		}
+		f->names[kept] = f->names[i];
+		f->addrs[kept++] = (unsigned long)kp->addr;
+	}
+	f->n = kept;
+	unregister_kprobes(regd, n_regd);
+	kfree(regd);
+	kfree(kps);
+	return 0;
+#else
+	ks_err_ratelimited("trace %s: %s: this kernel cannot tell which functions have an ftrace site (no CONFIG_KPROBES_ON_FTRACE); list the functions instead\n",
+			   trace, pattern);
+	return -EOPNOTSUPP;
+#endif
+}
+
+/**
+ * ks_pattern_expand() - the functions a pattern names
+ * @trace: the trace's NAME, for messages
+ * @pattern: a pattern that ks_pattern_valid() accepted
+ * @f: its functions go to @f->names and @f->addrs (@f->n of them)
+ *
+ * Every function one of whose names in /proc/kallsyms @pattern matches,
+ * once. Where the kernel has fprobe, only those with an ftrace site are
+ * kept, at the site (see ks_pattern_sites()).
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT for none; -E2BIG for more than KS_FUNCS_MAX;
+ * -EPERM when /proc/kallsyms hides addresses; -EOPNOTSUPP when it cannot
+ * be read; -ENOMEM. Each with a dmesg line.
+ */
+int ks_pattern_expand(const char *trace, const char *pattern,
+		      struct ks_funcs *f)
+{
+	struct ks_scan s = { .pattern = pattern, .f = f };
+	int err = ks_scan_kallsyms(trace, &s);
+
+	if (err)
+		return err;
+	if (s.hidden && !s.found) {
+		ks_err_ratelimited("trace %s: %s: %s shows no addresses (kernel.kptr_restrict is 2); list the functions instead\n",
+				   trace, pattern, KS_KALLSYMS);
+		return -EPERM;
+	}
+	if (s.found > KS_FUNCS_MAX) {
+		ks_err_ratelimited("trace %s: %s matches %u functions, more than %d\n",
+				   trace, pattern, s.found, KS_FUNCS_MAX);
+		return -E2BIG;
+	}
+	if (KS_HAVE_FPROBE && f->n) {
+		err = ks_pattern_sites(trace, pattern, f);
+		if (err)
+			return err;
+	}
+	if (!f->n) {
+		ks_err_ratelimited("trace %s: %s matches no function with an ftrace site\n",
+				   trace, pattern);
+		return -ENOENT;
+	}
+	return 0;
 }

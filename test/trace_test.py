@@ -401,6 +401,10 @@ ctl "trace w5 start kst_target_delay,kstats_record"
 ctl "trace w6 start kst_target_delay,kst_nosuch"
 ctl "trace w7 start kst_target_*,vfs_read"
 ctl "trace w13 start kst_target_delay,kstats_test_target:kst_target_delay method kretprobe"
+ctl "trace w14 start kst_alias_*"
+ctl "trace w15 start kst_alias_null"
+A=/sys/kernel/debug/tracing/available_filter_functions
+echo "@@AFF impl $(grep -c '^kst_impl_null ' $A) alias $(grep -c '^kst_alias_null ' $A)"
 echo "@@ENABLED before $(wc -l < /sys/kernel/debug/tracing/enabled_functions)"
 ctl "trace w8 start !kst_target_*"
 ctl "trace w9 start *"
@@ -413,7 +417,8 @@ tgt "delay 0 3"
 tgt "notrace 5"
 tgt "bench 7"
 tgt "recurse 2 0 4"
-for n in w1 w2 w3 w5 w13; do show $n; done
+tgt "alias 4"
+for n in w1 w2 w3 w5 w13 w14 w15; do show $n; done
 for n in $(awk '{print $1}' $C); do ctl "remove $n"; done
 listing wildcards-removed
 # Last of the refusals: it spends the burst of dmesg lines.
@@ -877,7 +882,22 @@ def check(logpath):
                 "a pattern matching nothing -> ENOENT")
         r.check(any(l.endswith("kstats: trace w4: kst_nomatch_* matches no function with an ftrace site")
                     for l in lines), "dmesg: the pattern matches nothing")
+        # A function known by two names: ftrace lists its site under the
+        # first (kst_impl_null), and the pattern matches the other.
+        aff = re.search(r"@@AFF impl (\d+) alias (\d+)", "\n".join(st))
+        r.check(aff is not None and aff.groups() == ("1", "0"),
+                "available_filter_functions lists the aliased site once, as kst_impl_null",
+                aff.group(0) if aff else "none")
+        r.check(c.get("trace w14 start kst_alias_*", ("?",))[0] == "0" and
+                fields("w14").get("functions") == "1",
+                "pattern kst_alias_* finds the function by its alias: 1 function",
+                "%s %s" % (c.get("trace w14 start kst_alias_*"), fields("w14")))
+        r.check(total(nd.get("w14", [([], [])])[0][0]) == 4,
+                "pattern kst_alias_*: its 4 calls, as the name times them",
+                str(nd.get("w14")))
     else:
+        r.check(c.get("trace w14 start kst_alias_*", ("?", ""))[1] == "Operation not supported",
+                "a pattern by an alias without fprobe -> EOPNOTSUPP")
         r.check(c.get("trace w1 start kst_target_*", ("?", ""))[1] == "Operation not supported",
                 "a pattern without fprobe -> EOPNOTSUPP")
         r.check(c.get("trace w4 start kst_nomatch_*", ("?", ""))[1] == "No such file or directory",
@@ -895,6 +915,8 @@ def check(logpath):
     r.check(total(nd.get("w5", [([], [])])[0][0]) == 3, "list w5: the remaining function's 3 calls")
     r.check(any(l.endswith("kstats: trace w5: skipped 1 functions kprobes refuse: kstats_record")
                 for l in lines), "dmesg names the skipped function")
+    r.check(total(nd.get("w15", [([], [])])[0][0]) == 4,
+            "the alias by name, kst_alias_null: its 4 calls", str(nd.get("w15")))
     f = fields("w13")
     r.check(f.get("functions") == "1" and total(nd.get("w13", [([], [])])[0][0]) == 3,
             "a list naming one function twice (f, mod:f) times it once: 1 function, 3 calls",

@@ -32,6 +32,8 @@
  *	gap US N		N calls of kst_target_delay(0) on one CPU,
  *				US apart
  *	notrace N		N calls of kst_target_notrace(), no ftrace site
+ *	alias N			N calls of kst_alias_null(), an alias of
+ *				kst_impl_null(), ftrace's name for the site
  *	bench N			N calls of kst_target_null(); reading the file
  *				then gives "bench N ns T"
  *	bench_pair N		N calls of kst_section_begin(), kst_section_end()
@@ -197,6 +199,18 @@ noinline void kst_target_null(void)
 {
 	barrier();
 }
+
+/*
+ * One function under two names, as SYSCALL_DEFINE0's __x64_sys_NAME is an
+ * alias of __do_sys_NAME: kallsyms, and so ftrace, name its site by the
+ * first in the symbol table, the local kst_impl_null().
+ */
+static noinline void kst_impl_null(void)
+{
+	barrier();
+}
+
+__alias(kst_impl_null) void kst_alias_null(void);
 
 /*
  * kst_target_null()'s untraced twin for the benchmarks: timed in the same
@@ -432,6 +446,9 @@ static int kst_run(char *line)
 	} else if (!strcmp(cmd, "notrace") && n == 2) {
 		for (i = 0; i < a; i++)
 			kst_target_notrace();
+	} else if (!strcmp(cmd, "alias") && n == 2) {
+		for (i = 0; i < a; i++)
+			kst_alias_null();
 	} else if (!strcmp(cmd, "bench") && n == 2) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < a; i++)
