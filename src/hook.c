@@ -1079,16 +1079,22 @@ int ks_trace_add(const struct ks_trace_req *req)
 		ks_trace_free(t);
 		return -EINVAL;
 	}
+	/*
+	 * Refuse unknown or unprobeable symbols before any node appears;
+	 * without ks_trace_lock, which the module notifier needs: resolving
+	 * waits for grace periods.
+	 */
+	err = ks_trace_resolve(t);
+	if (err) {
+		ks_trace_free(t);
+		return err;
+	}
 	mutex_lock(&ks_trace_lock);
 	if (ks_trace_find(req->name)) {
 		ks_err_ratelimited("trace %s: already traced\n", req->name);
 		err = -EEXIST;
 		goto err_unlock;
 	}
-	/* Refuse unknown or unprobeable symbols before any node appears. */
-	err = ks_trace_resolve(t);
-	if (err)
-		goto err_unlock;
 	t->dur = ks_trace_node(t, "");
 	if (IS_ERR(t->dur)) {
 		err = PTR_ERR(t->dur);
@@ -1152,12 +1158,15 @@ err_nomem:
 	return -ENOMEM;
 }
 
+/*
+ * Detaches @t, already off ks_traces, and frees it. Without ks_trace_lock
+ * on remove: the kernel's unregistration waits for grace periods, which a
+ * CPU taken by a real-time task can hold back for as long as it runs.
+ */
 static void ks_trace_destroy(struct ks_trace *t)
 {
 	int err;
 
-	lockdep_assert_held(&ks_trace_lock);
-	list_del_rcu(&t->list);
 	err = ks_detach(t);
 	/* ks_tp_task_free() walks ks_traces under RCU. */
 	synchronize_rcu();
@@ -1194,12 +1203,13 @@ int ks_trace_remove(const char *name)
 	mutex_lock(&ks_trace_lock);
 	t = ks_trace_find(name);
 	if (t)
-		ks_trace_destroy(t);
+		list_del_rcu(&t->list);
 	mutex_unlock(&ks_trace_lock);
 	if (!t) {
 		ks_err_ratelimited("remove %s: no such trace\n", name);
 		return -ENOENT;
 	}
+	ks_trace_destroy(t);
 	return 0;
 }
 
@@ -1308,8 +1318,10 @@ void ks_hook_exit(void)
 	struct ks_trace *t, *tmp;
 
 	mutex_lock(&ks_trace_lock);
-	list_for_each_entry_safe(t, tmp, &ks_traces, list)
+	list_for_each_entry_safe(t, tmp, &ks_traces, list) {
+		list_del_rcu(&t->list);
 		ks_trace_destroy(t);
+	}
 	mutex_unlock(&ks_trace_lock);
 	if (ks_free_tp) {
 		tracepoint_probe_unregister(ks_free_tp, ks_tp_task_free, NULL);
