@@ -441,14 +441,54 @@ echo -1 > /proc/sys/kernel/sched_rt_runtime_us
 echo "@@BUSYRT $(uname -v | grep -c PREEMPT_RT)"
 /modules/kstask kspin spin %d 1 > /tmp/spin 2>&1 &
 for i in $(seq 1 500); do grep -q start /tmp/spin && break; usleep 10000; done
-op() { w=$1; shift; t0=$(/modules/kstask t now); "$@" > /tmp/op.$w 2>&1; echo "@@BUSY $w rc=$? $t0 $(/modules/kstask t now)"; }
+# opstart NAME CMD...: starts CMD; opend NAME...: waits for each, noting
+# when it ends (to 5 ms), and prints the kernel stack of each still
+# running 1 s after the last started, to tell what it waits for.
+opstart() {
+	w=$1; shift
+	eval "t0_$w=$(/modules/kstask t now)"
+	"$@" > /tmp/op.$w 2>&1 &
+	eval "p_$w=$!"
+	last=$(/modules/kstask t now)
+}
+running() { [ -e /proc/$1 ] && [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" != Z ]; }
+opend() {
+	dumped=0
+	for w in "$@"; do eval "t1_$w="; done
+	while :; do
+		now=$(/modules/kstask t now)
+		busy=0
+		for w in "$@"; do
+			eval "p=\$p_$w t1=\$t1_$w"
+			[ -n "$t1" ] && continue
+			if running $p; then busy=1; else eval "t1_$w=$now"; fi
+		done
+		[ $busy = 0 ] && break
+		if [ $dumped = 0 ] && [ $((now - last)) -ge 1000000000 ]; then
+			dumped=1
+			for w in "$@"; do
+				eval "p=\$p_$w t1=\$t1_$w"
+				[ -z "$t1" ] && sed "s/^/@@OPSTACK $w /" /proc/$p/stack 2>/dev/null
+			done
+		fi
+		usleep 5000
+	done
+	for w in "$@"; do
+		eval "t0=\$t0_$w t1=\$t1_$w p=\$p_$w"
+		wait $p
+		echo "@@BUSY $w rc=$? $t0 $t1"
+	done
+}
+op() { opstart "$@"; opend $1; }
 tgt "delay 5 20"
 op ival cat $D/_interval/bz
 echo "@@BUSYIV $(awk '/^# samples /{print $3}' /tmp/op.ival)"
 op read cat $D/bz
 (while [ ! -e /tmp/busy.stop ]; do cat $D/_interval/bz2 > /dev/null && echo "@@BZ2 $(/modules/kstask t now)"; done) > /tmp/busy.reads 2>&1 &
-op remove sh -c "echo 'remove bz' > $C"
-op rmmod rmmod kstats_test_target
+# Both at once: rmmod must not wait for the remove of a trace on its module.
+opstart remove sh -c "echo 'remove bz' > $C"
+opstart rmmod rmmod kstats_test_target
+opend remove rmmod
 touch /tmp/busy.stop
 wait
 cat /tmp/spin /tmp/busy.reads
@@ -629,40 +669,59 @@ def method_of(listing_lines, name):
 BUSY_SPIN_MS = 8000
 
 
+# Frames of a task waiting for an RCU grace period of some flavour.
+GRACE_PERIOD_WAIT = re.compile(r"\b(__wait_rcu_gp|wait_rcu_gp|synchronize_rcu\w*|"
+                               r"synchronize_srcu\w*|__synchronize_srcu|rcu_barrier\w*)\+")
+
+
 def check_busy_cpu(r, st):
     """Each operation began after the spinner took CPU 1 and ended before
     it let go (an interval cut that waited for a task or worker on CPU 1
     ends only after it); the figures are printed for the record.
 
-    On PREEMPT_RT the kernel's own unregistration waits for RCU grace
-    periods (and, on 6.12, for RCU Tasks in ftrace_shutdown()), which a
-    CPU-bound SCHED_FIFO task starves there: RCU's kthreads run at FIFO 1
-    (Documentation/RCU/stallwarn.rst). There, remove and rmmod must still
-    succeed, and interval reads of another metric must go on meanwhile:
-    kstats holds nothing they need across the kernel's wait."""
+    A remove or an rmmod may still outlast the spinner by waiting in the
+    kernel for an RCU grace period, which a CPU-bound SCHED_FIFO task can
+    hold back: on PREEMPT_RT, RCU's kthreads run below it at FIFO 1
+    (Documentation/RCU/stallwarn.rst); on 6.1 it was seen in most runs.
+    That wait is the kernel's own unregistration and
+    module unload: a remove still running after 1 s must be waiting for
+    a grace period, and an rmmod must be waiting outside kstats (6.12-rt:
+    on ftrace_lock, which ftrace_shutdown() holds across RCU Tasks);
+    another metric's interval reads must go on meanwhile, so kstats
+    holds nothing they need across it."""
     txt = "\n".join(st)
     spin = dict(re.findall(r"@@SPIN kspin (start|end) (\d+)", txt))
     ops = {m[0]: (m[1], int(m[2]), int(m[3]))
            for m in re.findall(r"@@BUSY (\w+) rc=(\d+) (\d+) (\d+)", txt)}
+    stacks = {}
+    for op, frame in re.findall(r"@@OPSTACK (\w+) (.*)", txt):
+        stacks.setdefault(op, []).append(frame)
     rt = re.search(r"@@BUSYRT (\d+)", txt)
     r.check(rt is not None, "busy-cpu: the guest says whether it is PREEMPT_RT")
-    rt = rt is not None and rt.group(1) != "0"
     r.check(len(spin) == 2, "busy-cpu: the SCHED_FIFO task spun on CPU 1", str(spin))
     s0, s1 = int(spin.get("start", 0)), int(spin.get("end", 0))
     for op, what in (("ival", "an interval read"), ("read", "a cumulative read"),
                      ("remove", "remove beside interval reads"),
                      ("rmmod", "rmmod of a traced module")):
         rc, t0, t1 = ops.get(op, ("?", 0, 0))
-        if rt and op in ("remove", "rmmod"):
-            r.check(rc == "0" and s0 < t0 <= t1,
-                    "busy-cpu: PREEMPT_RT: %s succeeds (%d ms; the kernel waits for "
-                    "RCU, which the spinner starves)" % (what, (t1 - t0) // 1000000),
-                    "rc %s %d %d %d %d" % (rc, s0, t0, t1, s1))
-            continue
-        r.check(rc == "0" and s0 < t0 <= t1 < s1,
-                "busy-cpu: %s ends in %d ms, while CPU 1 is taken (%d ms of %d)"
-                % (what, (t1 - t0) // 1000000, (t1 - s0) // 1000000, BUSY_SPIN_MS),
-                "rc %s %d %d %d %d" % (rc, s0, t0, t1, s1))
+        prompt = rc == "0" and s0 < t0 <= t1 < s1
+        stack = stacks.get(op, [])
+        if op == "remove":
+            # Its own frames call the kernel's unregistration.
+            waits = [f for f in stack if GRACE_PERIOD_WAIT.search(f)]
+        elif op == "rmmod":
+            # Not in kstats (its module notifier) at all.
+            waits = stack[:1] if stack and not any("[kstats]" in f for f in stack) else []
+        else:
+            waits = []
+        in_kernel = rc == "0" and waits
+        r.check(prompt or in_kernel,
+                "busy-cpu: %s ends in %d ms, %s"
+                % (what, (t1 - t0) // 1000000,
+                   "while CPU 1 is taken (%d ms of %d)" % ((t1 - s0) // 1000000, BUSY_SPIN_MS)
+                   if prompt else "after waiting in the kernel at %s" % (waits[0].split()[-1] if waits else "?")),
+                "rc %s %d %d %d %d; stack after 1 s: %s"
+                % (rc, s0, t0, t1, s1, stacks.get(op)))
     # The other metric's interval reads, each stamped as it ended: the
     # longest stretch of the remove without one ending.
     _, t0, t1 = ops.get("remove", ("?", 0, 0))
@@ -670,7 +729,8 @@ def check_busy_cpu(r, st):
     marks = [t0] + [x for x in reads if t0 < x < t1] + [t1]
     gap = max(b - a for a, b in zip(marks, marks[1:])) // 1000000 if t1 > t0 else -1
     after = any(x > t1 for x in reads)
-    r.check(0 <= gap < 1000 and after,
+    # A reader held back by the remove would wait as long as it: seconds.
+    r.check(0 <= gap < 2000 and after,
             "busy-cpu: interval reads of another metric go on during the remove "
             "(longest wait %d ms, %d reads)" % (gap, len(marks) - 2),
             "reads %d, after the remove: %s" % (len(reads), after))
