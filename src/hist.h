@@ -46,7 +46,7 @@ struct ks_cpu {
 	 * switches in an IPI, and the records in flight in each bank.
 	 */
 	unsigned int live;
-	unsigned int inflight[2];
+	int inflight[2];
 	struct ks_slot slot[];
 };
 
