@@ -393,6 +393,9 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 			break;
 		words[n++] = w;
 	}
+	if (n == 1 && strcmp(words[0], "trace") && strcmp(words[0], "remove"))
+		return ks_why(req, why, "'%s' is not a command: expected trace or remove",
+			      words[0]);
 	if (n < 2)
 		return ks_why(req, why, "expected trace NAME ... or remove NAME");
 	if (strlen(words[1]) > KS_TRACE_NAME_MAX) {

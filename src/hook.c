@@ -649,16 +649,6 @@ static int ks_attach_function(struct ks_trace *t)
 {
 	int err;
 
-	if (t->funcs.pattern && t->req.method == KS_METHOD_KRETPROBE) {
-		ks_err_ratelimited("trace %s: a pattern needs fprobe; list the functions for method kretprobe (f1,f2,...)\n",
-				   t->req.name);
-		return -EOPNOTSUPP;
-	}
-	if (t->funcs.pattern && !KS_HAVE_FPROBE) {
-		ks_err_ratelimited("trace %s: a pattern needs fprobe (%s); list the functions instead (f1,f2,..., e.g. from /sys/kernel/tracing/available_filter_functions)\n",
-				   t->req.name, KS_FPROBE_MISSING);
-		return -EOPNOTSUPP;
-	}
 	/* Without CONFIG_FPROBE the default is simply a kretprobe. */
 	if (t->req.method == KS_METHOD_FPROBE ||
 	    (KS_HAVE_FPROBE && t->req.method == KS_METHOD_DEFAULT)) {
@@ -668,9 +658,10 @@ static int ks_attach_function(struct ks_trace *t)
 			return 0;
 		}
 		if (t->funcs.pattern) {
-			if (err == -ENOENT)
-				ks_err_ratelimited("trace %s: %s matches no function with an ftrace site\n",
-						   t->req.name, t->funcs.pattern);
+			ks_err_ratelimited("trace %s: fprobe on the %u functions %s matches failed (%d)%s\n",
+					   t->req.name, t->funcs.n, t->funcs.pattern, err,
+					   err == -EINVAL || err == -ENOENT ?
+					   ": has a module of theirs gone away?" : "");
 			return err;
 		}
 		if (t->req.method == KS_METHOD_FPROBE) {
@@ -806,6 +797,33 @@ static int ks_detach(struct ks_trace *t)
 }
 
 /* Finds what a trace hooks into, without attaching anything. */
+/*
+ * A pattern needs fprobe: refused before its functions are looked for,
+ * whatever it matches, once its grammar is known to be right.
+ */
+static int ks_pattern_method(struct ks_trace *t)
+{
+	const char *spec = t->req.start;
+	int err;
+
+	if (!strpbrk(spec, "*?["))
+		return 0;
+	err = ks_pattern_check(t->req.name, spec);
+	if (err)
+		return err;
+	if (t->req.method == KS_METHOD_KRETPROBE) {
+		ks_err_ratelimited("trace %s: a pattern needs fprobe; list the functions for method kretprobe (f1,f2,...)\n",
+				   t->req.name);
+		return -EOPNOTSUPP;
+	}
+	if (!KS_HAVE_FPROBE) {
+		ks_err_ratelimited("trace %s: a pattern needs fprobe (%s); list the functions instead (f1,f2,..., e.g. from /sys/kernel/tracing/available_filter_functions)\n",
+				   t->req.name, KS_FPROBE_MISSING);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int ks_trace_resolve(struct ks_trace *t)
 {
 	const char *start = t->req.start + strlen(KS_TP_PREFIX);
@@ -819,6 +837,9 @@ static int ks_trace_resolve(struct ks_trace *t)
 		return err;
 	}
 	if (t->req.method != KS_METHOD_TRACEPOINT) {
+		err = ks_pattern_method(t);
+		if (err)
+			return err;
 		err = ks_funcs_resolve(t->req.name, t->req.start, &t->funcs);
 		t->addr = t->funcs.addrs ? t->funcs.addrs[0] : 0;
 		return err;

@@ -331,10 +331,15 @@ bool ks_is_function_set(const char *spec)
  */
 void ks_funcs_skip(struct ks_funcs *f, const char *name)
 {
-	if (f->skipped++ < 8)
-		scnprintf(f->skipped_names + strlen(f->skipped_names),
-			  sizeof(f->skipped_names) - strlen(f->skipped_names),
-			  " %s", name);
+	size_t len = strlen(f->skipped_names);
+
+	f->skipped++;
+	/* Whole names only; the summary says when some are left out. */
+	if (len + 1 + strlen(name) >= sizeof(f->skipped_names))
+		return;
+	scnprintf(f->skipped_names + len, sizeof(f->skipped_names) - len,
+		  " %s", name);
+	f->skipped_named++;
 }
 
 /* The dmesg line that names the skipped functions. */
@@ -343,7 +348,7 @@ static void ks_funcs_report_skipped(const char *trace, const struct ks_funcs *f)
 	if (f->skipped)
 		pr_info("trace %s: skipped %u functions kprobes refuse:%s%s\n",
 			trace, f->skipped, f->skipped_names,
-			f->skipped > 8 ? " ..." : "");
+			f->skipped > f->skipped_named ? " ..." : "");
 }
 
 /* Adds @name once; a function that kprobes refuse is skipped. */
@@ -381,11 +386,16 @@ static int ks_funcs_add(struct ks_funcs *f, const char *trace,
  * A pattern: of kstats' grammar, and naming 1..KS_FUNCS_MAX functions,
  * found by any of their names before anything is attached (patterns.c).
  */
-static int ks_funcs_pattern(const char *trace, const char *spec,
-			    struct ks_funcs *f)
+/**
+ * ks_pattern_check() - is @spec one pattern of kstats' grammar?
+ * @trace: the trace's NAME, for messages
+ * @spec: a start word with *, ? or [
+ *
+ * Return: 0, or -EINVAL with a dmesg line naming what is wrong.
+ */
+int ks_pattern_check(const char *trace, const char *spec)
 {
 	const char *bad;
-	int err;
 
 	if (strchr(spec, ',')) {
 		ks_err_ratelimited("trace %s: %s: give one pattern, or a list of names\n",
@@ -402,6 +412,16 @@ static int ks_funcs_pattern(const char *trace, const char *spec,
 		ks_err_ratelimited("trace %s: %s: a [ without its ]\n", trace, spec);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int ks_funcs_pattern(const char *trace, const char *spec,
+			    struct ks_funcs *f)
+{
+	int err = ks_pattern_check(trace, spec);
+
+	if (err)
+		return err;
 	err = ks_pattern_expand(trace, spec, f);
 	if (err)
 		return err;

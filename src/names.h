@@ -19,7 +19,8 @@ struct ks_funcs {
 	char **names;
 	unsigned long *addrs;	/* where a kprobe on each sits */
 	char *pattern;		/* the glob they were found by, if any */
-	char skipped_names[128];	/* the first few skipped, for dmesg */
+	unsigned int skipped_named;	/* how many of them skipped_names holds */
+	char skipped_names[160];	/* the first few skipped, for dmesg */
 };
 
 struct tracepoint *ks_find_tracepoint(const char *name);
@@ -30,6 +31,7 @@ int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f);
 void ks_funcs_free(struct ks_funcs *f);
 void ks_funcs_skip(struct ks_funcs *f, const char *name);
 const char *ks_pattern_valid(const char *p);
+int ks_pattern_check(const char *trace, const char *spec);
 int ks_pattern_expand(const char *trace, const char *pattern,
 		      struct ks_funcs *f);
 bool ks_symbol_range(unsigned long addr, unsigned long *lo, unsigned long *hi);

@@ -253,8 +253,11 @@ static int ks_pattern_sites(const char *trace, const char *pattern,
 		if (!err && within_module((unsigned long)kp->addr, THIS_MODULE))
 			err = -EINVAL;
 		if (err || !(kp->flags & KPROBE_FLAG_FTRACE)) {
-			if (err)
+			if (err) {
+				ks_err_ratelimited("trace %s: %s cannot be probed (%d)\n",
+						   trace, f->names[i], err);
 				ks_funcs_skip(f, f->names[i]);
+			}
 			kfree(f->names[i]);
 			continue;
 		}

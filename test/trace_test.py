@@ -144,6 +144,7 @@ def SPELLING_REFUSALS(arch):
      "trace x: no function or tracepoint nosuchthing in the kernel or its modules"),
     ("trace x bits", "Invalid argument", "trace x: keyword bits needs a value"),
     ("frob x", "Invalid argument", "_control: 'frob' is not a command: expected trace or remove"),
+    ("frobnicate", "Invalid argument", "_control: 'frobnicate' is not a command: expected trace or remove"),
     ("trace x start tracepoint:syscalls:sys_enter_getppid", "No such file or directory",
      "trace x: tracepoint:syscalls:sys_enter_getppid is a syscall event, not a tracepoint; use syscall:getppid"),
     ("trace x start sys_enter_getppid end sys_exit_getppid", "No such file or directory",
@@ -411,6 +412,7 @@ ctl "trace w9 start *"
 ctl "trace w10 start kst_target:kst_*"
 ctl "trace w11 start 1*"
 ctl "trace w12 start kst_[ab"
+ctl "trace w16 start * method kretprobe"
 echo "@@ENABLED after $(wc -l < /sys/kernel/debug/tracing/enabled_functions)"
 listing wildcards
 tgt "delay 0 3"
@@ -961,8 +963,10 @@ def check(logpath):
                 "a pattern by an alias without fprobe -> EOPNOTSUPP")
         r.check(c.get("trace w1 start kst_target_*", ("?", ""))[1] == "Operation not supported",
                 "a pattern without fprobe -> EOPNOTSUPP")
-        r.check(c.get("trace w4 start kst_nomatch_*", ("?", ""))[1] == "No such file or directory",
-                "a pattern matching nothing -> ENOENT, fprobe or not")
+        # Refused before its functions are looked for, whatever it matches.
+        for n, word in (("w4", "kst_nomatch_*"), ("w9", "*")):
+            r.check(c.get("trace %s start %s" % (n, word), ("?", ""))[1] == "Operation not supported",
+                    "a pattern without fprobe -> EOPNOTSUPP, matching nothing or too much: %s" % word)
         r.check(any("kstats: trace w1: a pattern needs fprobe (kernel without CONFIG_FPROBE); list the functions instead" in l
                     for l in lines), "dmesg: a pattern needs fprobe, list the functions")
     for n, meth in (("w2", None), ("w3", "kretprobe")):
@@ -1000,8 +1004,14 @@ def check(logpath):
                 "%s -> %s, dmesg: %s" % (word, errno, text), str(c.get(cmd)))
     big = [re.search(r"kstats: trace w9: \* matches (\d+) functions, more than 256$", l) for l in lines]
     big = [int(m.group(1)) for m in big if m]
-    r.check(c.get("trace w9 start *", ("?", ""))[1] == "Argument list too long" and big and big[0] > 256,
-            "pattern * -> E2BIG, dmesg says how many it matched (%s)" % big)
+    r.check(c.get("trace w16 start * method kretprobe", ("?", ""))[1] == "Operation not supported" and
+            any(l.endswith("kstats: trace w16: a pattern needs fprobe; list the functions for method kretprobe (f1,f2,...)")
+                for l in lines),
+            "a pattern with method kretprobe -> EOPNOTSUPP, however many it matches",
+            str(c.get("trace w16 start * method kretprobe")))
+    if "fprobe" in function_methods(series, arch):
+        r.check(c.get("trace w9 start *", ("?", ""))[1] == "Argument list too long" and big and big[0] > 256,
+                "pattern * -> E2BIG, dmesg says how many it matched (%s)" % big)
     en = dict(re.findall(r"@@ENABLED (\w+) (\d+)", "\n".join(st)))
     r.check(en.get("before") is not None and en.get("before") == en.get("after"),
             "enabled_functions is what it was before the refused patterns", str(en))
