@@ -152,9 +152,21 @@ static __always_inline unsigned int ks_level_of(unsigned long pc)
 #endif
 
 /*
+ * The hot path's shared functions are only ever called directly: with
+ * IBT they need no ENDBR, which would make each 4 bytes longer than the
+ * static functions they were. (A config difference, not a version one.)
+ */
+#ifdef CONFIG_X86_KERNEL_IBT
+#include <asm/ibt.h>
+#define KS_DIRECT_ONLY	__noendbr
+#else
+#define KS_DIRECT_ONLY
+#endif
+
+/*
  * Prefixes of syscall entry points, as each arch's syscall_wrapper.h
  * spells them (__x64_sys_getpid); the plain sys_ of arches without
- * wrappers last. hook.c tries them and keeps the first that exists.
+ * wrappers last. names.c tries them and keeps the first that exists.
  */
 #define KS_SYSCALL_PREFIXES	"__x64_sys_", "__arm64_sys_", "__riscv_sys_", \
 				"__s390x_sys_", "__ia32_sys_", "sys_"

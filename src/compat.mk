@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Feature probes for src/compat.h, read from the target kernel's headers and
 # .config (not its version number). Included by the top Kbuild and by the
-# benchmark-only module in test/bench-floor/, so both build alike.
+# benchmark-only module in bench/floor/, so both build alike.
 #
 # fprobe's handlers: pt_regs and a rethook pool (6.3 to 6.13), or
 # ftrace_regs on the function-graph tracer (6.14 on). Neither found with

@@ -14,10 +14,11 @@
 #include <linux/string_helpers.h>
 #include <linux/uaccess.h>
 
-#include "hist.h"
-#include "hook.h"
+#include "control.h"
 #include "names.h"
 #include "output.h"
+#include "request.h"
+#include "traces.h"
 
 /* "trace NAME" and a "keyword value" pair of each keyword. */
 #define KS_CONTROL_MAX_WORDS	(2 + 2 * ARRAY_SIZE(ks_keywords))
@@ -34,19 +35,6 @@ enum ks_keyword {
 	KS_KW_KEY, KS_KW_KEYS, KS_KW_SLOWEST, KS_KW_PID, KS_KW_TGID,
 	KS_KW_COMM, KS_KW_CPU,
 };
-
-static const char * const ks_method_names[] = {
-	[KS_METHOD_DEFAULT] = "default",
-	[KS_METHOD_KRETPROBE] = "kretprobe",
-	[KS_METHOD_FPROBE] = "fprobe",
-	[KS_METHOD_KPROBE] = "kprobe",
-	[KS_METHOD_TRACEPOINT] = "tracepoint",
-};
-
-const char *ks_method_name(enum ks_method method)
-{
-	return ks_method_names[method];
-}
 
 static bool ks_is_tracepoint(const char *sym)
 {
@@ -129,7 +117,7 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 		if (!req->end[0] && !tp_start)
 			return 0;
 		return ks_why(req, why, "method %s times one function: no end, no tracepoint",
-			      ks_method_name(req->method));
+			      ks_method_names[req->method]);
 	}
 }
 
@@ -150,7 +138,7 @@ static const struct {
 /*
  * Reads the value of start or end: strips a prefix into a kind (and a
  * method hint), and writes tracepoints as __tracepoint_EVENT. Bare names
- * and GROUP:EVENT stay as written, for hook.c to resolve.
+ * and GROUP:EVENT stay as written, for names.c to resolve.
  */
 static int ks_parse_point(struct ks_trace_req *req, const char *word,
 			  bool is_end, enum ks_method *hint, const char **why)
@@ -349,8 +337,8 @@ static int ks_apply_hints(struct ks_trace_req *req,
 		    req->given_method != hints[i])
 			return ks_why(req, why,
 				      "%s asks for method %s, but the line says method %s",
-				      word, ks_method_name(hints[i]),
-				      ks_method_name(req->given_method));
+				      word, ks_method_names[hints[i]],
+				      ks_method_names[req->given_method]);
 		req->given_method = hints[i];
 	}
 	return 0;
@@ -485,7 +473,7 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 	}
 	err = ks_parse_control(line, req, &why);
 	if (!err && req->op == KS_OP_TRACE) {
-		/* Bare names, GROUP:EVENT and syscall:NAME; hook.c says why. */
+		/* Bare names, GROUP:EVENT and syscall:NAME; names.c says why. */
 		err = ks_resolve_points(req);
 		if (!err)
 			err = ks_check_trace(req, &why);
@@ -521,7 +509,7 @@ static int ks_control_open(struct inode *inode, struct file *file)
 	return single_open(file, ks_control_show, NULL);
 }
 
-const struct file_operations ks_control_fops = {
+static const struct file_operations ks_control_fops = {
 	.owner = THIS_MODULE,
 	.open = ks_control_open,
 	.read = seq_read,
@@ -529,3 +517,14 @@ const struct file_operations ks_control_fops = {
 	.write = ks_control_write,
 	.release = single_release,
 };
+
+/**
+ * ks_control_init() - create _control, once everything behind it is ready
+ *
+ * Context: module init.
+ * Return: 0, or a negative errno.
+ */
+int ks_control_init(void)
+{
+	return ks_control_node_create(&ks_control_fops);
+}

@@ -214,11 +214,6 @@ struct ks_pct {
 
 struct seq_file;
 
-struct kstats *ks_create(const char *who, const char *name, u8 frac_bits,
-			 void (*show_extra)(struct seq_file *m, void *arg),
-			 unsigned long (*missed)(void *arg), void *arg);
-struct dentry *ks_create_text(const char *who, const char *name,
-			      const struct file_operations *fops, void *data);
 void kstats_reset(struct kstats *ks);
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks);
 struct ks_snapshot *ks_interval_take(struct kstats *ks);

@@ -14,8 +14,10 @@
 #include <linux/spinlock.h>
 
 #include "hist.h"
-#include "hook.h"
+#include "control.h"
+#include "metrics.h"
 #include "output.h"
+#include "request.h"
 
 /* ------------------------------------------------------------ slot math */
 

@@ -9,16 +9,12 @@
 #include <linux/kprobes.h>
 #include <linux/slab.h>
 #include <linux/module.h>
-#include <linux/ratelimit.h>
 #include <linux/string.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
 
-#include "hook.h"
 #include "names.h"
-
-/* Refusals: room for a script's burst, not for a loop. */
-DEFINE_RATELIMIT_STATE(ks_refusal_rs, 5 * HZ, 100);
+#include "request.h"
 
 struct ks_tp_lookup {
 	const char *name;

@@ -457,17 +457,17 @@ int ks_output_init(void)
 }
 
 /**
- * ks_control_create() - create _control, once everything behind it is ready
+ * ks_control_node_create() - create _control
+ * @fops: its file operations (control.c)
  *
  * 0600: it attaches probes, and a locked-down kernel refuses it anyway.
  * Return: 0, or a negative errno.
  */
-int ks_control_create(void)
+int ks_control_node_create(const struct file_operations *fops)
 {
 	struct dentry *d;
 
-	d = debugfs_create_file("_control", 0600, ks_root, NULL,
-				&ks_control_fops);
+	d = debugfs_create_file("_control", 0600, ks_root, NULL, fops);
 	if (IS_ERR(d)) {
 		pr_err("cannot create _control: %ld\n", PTR_ERR(d));
 		return PTR_ERR(d);

@@ -9,10 +9,8 @@ struct kstats;
 struct seq_file;
 struct ks_snapshot;
 
-extern const struct file_operations ks_control_fops;
-
 int ks_output_init(void);
-int ks_control_create(void);
+int ks_control_node_create(const struct file_operations *fops);
 void ks_output_exit(void);
 int ks_node_create(struct kstats *ks);
 void ks_node_remove(struct kstats *ks);

@@ -32,8 +32,8 @@
 #include <linux/string.h>
 #include <linux/uio.h>
 
-#include "hook.h"
 #include "names.h"
+#include "request.h"
 
 /* Every symbol, "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]" a line. */
 #define KS_KALLSYMS	"/proc/kallsyms"

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Methods kretprobe and fprobe: each call of a function, or of every
+ * function of a list or pattern, from its entry to its return. One
+ * fprobe covers them all; a kretprobe each. A line that names no method
+ * gets fprobe where it attaches, else a kretprobe.
+ */
+#include <linux/fprobe.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#if KS_RETHOOK_PERCPU_RING
+#include <linux/objpool.h>
+#endif
+#include <linux/overflow.h>
+#include <linux/rethook.h>
+#include <linux/slab.h>
+
+#include "hotpath.h"
+#include "method.h"
+#include "names.h"
+
+/*
+ * What a timed call keeps from its entry to its return: so sleeping,
+ * recursing and migrating calls are timed right.
+ */
+struct ks_call {
+	u64 ts;		/* entry, ns */
+	u32 stack;	/* its kstack, for key kstack */
+};
+
+/* A kretprobe of a trace that may cover several functions. */
+struct ks_krp {
+	struct kretprobe rp;
+	struct ks_trace *t;
+};
+
+/* A function trace's own state: its fprobe, or its kretprobes. */
+struct ks_function {
+#if KS_HAVE_FPROBE
+	struct fprobe fp;
+#endif
+	struct ks_krp *krps;	/* kretprobe: one per function */
+	struct kretprobe **rps;	/* the same, as register_kretprobes() takes them */
+};
+
+static struct ks_function *ks_function(const struct ks_trace *t)
+{
+	return ks_trace_priv(t);
+}
+
+/**
+ * ks_call_begin() - a call of the function at @func begins
+ * @t: the trace
+ * @call: what its return needs: kretprobe instance data, fprobe entry data
+ * @func: the function's entry
+ * @ret: its return address
+ *
+ * Context: a function's entry probe, preemption off.
+ * Return: false if it is not timed (filtered out, or a miss already
+ * counted): then there is no ks_call_end() for it.
+ */
+static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
+				  unsigned long func, unsigned long ret)
+{
+	struct ks_anchor anchor;
+	u8 *busy;
+
+	if (!ks_filter_task(&t->req.filter, current) ||
+	    !ks_filter_cpu(&t->req.filter))
+		return false;
+	busy = ks_enter();
+	if (!busy) {
+		ks_lost(t, &t->nested_start);
+		return false;
+	}
+	call->stack = 0;
+	if (ks_keys_has(t->keys, KS_KEY_KSTACK)) {
+		ks_anchor_function(&anchor, func);
+		call->stack = ks_stack(t, KS_KEY_KSTACK, &anchor, ret);
+	}
+	/* After the unwind: see hotpath.c. */
+	call->ts = ks_now();
+	ks_gap_begin(t, call->ts);
+	ks_leave(busy);
+	return true;
+}
+
+/**
+ * ks_call_end() - a call timed by ks_call_begin() returns
+ * @t: the trace
+ * @call: what ks_call_begin() kept
+ *
+ * Context: a function's return probe, preemption off.
+ */
+static void notrace ks_call_end(struct ks_trace *t, const struct ks_call *call)
+{
+	u8 *busy = ks_enter();
+	u64 now;
+
+	if (!busy) {
+		ks_lost(t, &t->nested_end);
+		return;
+	}
+	now = ks_now();
+	ks_record_span(t, current, call->ts, now, call->stack, 0);
+	ks_gap_end(t, now);
+	ks_leave(busy);
+}
+
+static int notrace ks_krp_entry(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct ks_trace *t = container_of(rp, struct ks_krp, rp)->t;
+
+	/* Non-zero: no return probe for this call. */
+	return !ks_call_begin(t, (struct ks_call *)ri->data,
+			      (unsigned long)rp->kp.addr,
+			      ks_entry_return_address(regs));
+}
+
+static int notrace ks_krp_return(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	ks_call_end(container_of(get_kretprobe(ri), struct ks_krp, rp)->t,
+		    (struct ks_call *)ri->data);
+	return 0;
+}
+
+/* Probing kstats' own handlers would recurse. */
+NOKPROBE_SYMBOL(ks_krp_entry);
+NOKPROBE_SYMBOL(ks_krp_return);
+
+#if KS_HAVE_FPROBE
+static KS_FPROBE_ENTRY(ks_fp_entry)
+{
+	struct ks_function *f = container_of(fp, struct ks_function, fp);
+
+	return ks_call_begin(ks_trace_of(f), entry_data, entry_ip, ret_ip) ?
+	       KS_FPROBE_ENTRY_OK : KS_FPROBE_ENTRY_SKIP;
+}
+
+static KS_FPROBE_EXIT(ks_fp_exit)
+{
+	ks_call_end(ks_trace_of(container_of(fp, struct ks_function, fp)),
+		    entry_data);
+}
+
+NOKPROBE_SYMBOL(ks_fp_entry);
+NOKPROBE_SYMBOL(ks_fp_exit);
+#endif
+
+/*
+ * A pattern needs fprobe: refused before its functions are looked for,
+ * whatever it matches, once its grammar is known to be right.
+ */
+static int ks_pattern_method(struct ks_trace *t)
+{
+	const char *spec = t->req.start;
+	int err;
+
+	if (!strpbrk(spec, "*?["))
+		return 0;
+	err = ks_pattern_check(t->req.name, spec);
+	if (err)
+		return err;
+	if (t->req.method == KS_METHOD_KRETPROBE) {
+		ks_err_ratelimited("trace %s: a pattern needs fprobe; list the functions for method kretprobe (f1,f2,...)\n",
+				   t->req.name);
+		return -EOPNOTSUPP;
+	}
+	if (!KS_HAVE_FPROBE) {
+		ks_err_ratelimited("trace %s: a pattern needs fprobe (%s); list the functions instead (f1,f2,..., e.g. from /sys/kernel/tracing/available_filter_functions)\n",
+				   t->req.name, KS_FPROBE_MISSING);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int ks_function_resolve(struct ks_trace *t)
+{
+	int err;
+
+	err = ks_pattern_method(t);
+	if (err)
+		return err;
+	err = ks_funcs_resolve(t->req.name, t->req.start, &t->funcs);
+	t->addr = t->funcs.addrs ? t->funcs.addrs[0] : 0;
+	return err;
+}
+
+static int ks_kretprobe_attach(struct ks_trace *t)
+{
+	struct ks_function *f = ks_function(t);
+	unsigned int i, n = t->funcs.n;
+	struct ks_krp *krps;
+	int err;
+
+	krps = kcalloc(n, sizeof(*krps), GFP_KERNEL);
+	f->rps = kcalloc(n, sizeof(*f->rps), GFP_KERNEL);
+	if (!krps || !f->rps) {
+		kfree(krps);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct kretprobe *rp = &krps[i].rp;
+
+		krps[i].t = t;
+		rp->kp.symbol_name = t->funcs.names[i];
+		rp->entry_handler = ks_krp_entry;
+		rp->handler = ks_krp_return;
+		rp->data_size = sizeof(struct ks_call);
+		rp->maxactive = t->req.maxactive;
+		f->rps[i] = rp;
+	}
+	/* The nodes are already readable: see ks_function_missed(). */
+	smp_store_release(&f->krps, krps);
+	err = register_kretprobes(f->rps, n);
+	if (err) {
+		pr_err("trace %s: register_kretprobes(%s) failed: %d\n",
+		       t->req.name, t->req.start, err);
+		return err;
+	}
+	/* Where the probes went, even if two functions share a name. */
+	for (i = 0; i < n; i++)
+		t->funcs.addrs[i] = (unsigned long)f->krps[i].rp.kp.addr;
+	t->addr = t->funcs.addrs[0];
+	return 0;
+}
+
+static int ks_kretprobe_detach(struct ks_trace *t)
+{
+	/* Returns still pending no longer reach our handler. */
+	unregister_kretprobes(ks_function(t)->rps, t->funcs.n);
+	return 0;
+}
+
+#if KS_HAVE_FPROBE
+/*
+ * At the address kprobes resolved (past an ENDBR, on the ftrace call
+ * site), so "gone" watches the very function the fprobe is on, even
+ * where two functions share the name.
+ */
+static int ks_fprobe_register(struct ks_trace *t)
+{
+	struct fprobe *fp = &ks_function(t)->fp;
+
+	fp->entry_handler = ks_fp_entry;
+	fp->exit_handler = ks_fp_exit;
+	fp->entry_data_size = sizeof(struct ks_call);
+	ks_fprobe_set_maxactive(fp, t->req.maxactive);
+	return register_fprobe_ips(fp, t->funcs.addrs, t->funcs.n);
+}
+
+static int ks_fprobe_detach(struct ks_trace *t)
+{
+	return unregister_fprobe(&ks_function(t)->fp);
+}
+
+/*
+ * kprobes disarms its own probes of a module going away. An fprobe's
+ * address stays in its ftrace filter and would fire again for whatever
+ * code a later module puts there.
+ */
+static void ks_fprobe_module_going(struct ks_trace *t)
+{
+	disable_fprobe(&ks_function(t)->fp);
+}
+#else
+static int ks_fprobe_register(struct ks_trace *t)
+{
+	return -EOPNOTSUPP;
+}
+
+static int ks_fprobe_detach(struct ks_trace *t)
+{
+	return 0;
+}
+
+#define ks_fprobe_module_going	NULL
+#endif
+
+/* fprobe if asked or possible; a line that names no method falls back. */
+static int ks_fprobe_attach(struct ks_trace *t)
+{
+	int err = ks_fprobe_register(t);
+
+	if (!err)
+		return 0;
+	if (t->funcs.pattern) {
+		ks_err_ratelimited("trace %s: fprobe on the %u functions %s matches failed (%d)%s\n",
+				   t->req.name, t->funcs.n, t->funcs.pattern, err,
+				   err == -EINVAL || err == -ENOENT ?
+				   ": has a module of theirs gone away?" : "");
+		return err;
+	}
+	if (t->req.method == KS_METHOD_FPROBE) {
+		ks_err_ratelimited("trace %s: fprobe unavailable for %s (%d)%s\n",
+				   t->req.name, t->req.start, err,
+				   KS_HAVE_FPROBE ? ": no ftrace site?" :
+				   ": " KS_FPROBE_MISSING);
+		return err == -ENOMEM ? err : -EOPNOTSUPP;
+	}
+	pr_info("trace %s: no fprobe for %s (%d), using a kretprobe\n",
+		t->req.name, t->req.start, err);
+	WRITE_ONCE(t->ops, &ks_kretprobe_ops);
+	return ks_kretprobe_attach(t);
+}
+
+/*
+ * What the kernel's probes lost: not fired, or no instance free. Either
+ * method's, as a trace may fall back from one to the other while its
+ * nodes are read; the other's counts are zero.
+ */
+static unsigned long ks_function_missed(struct ks_trace *t)
+{
+	const struct ks_function *f = ks_function(t);
+	const struct ks_krp *krps;
+	unsigned long missed = 0;
+	unsigned int i;
+
+	/* NULL until ks_kretprobe_attach(). */
+	krps = smp_load_acquire(&f->krps);
+	for (i = 0; krps && i < t->funcs.n; i++)
+		missed += krps[i].rp.nmissed + krps[i].rp.kp.nmissed;
+#if KS_HAVE_FPROBE
+	/* fprobe counts without atomics: approximate under contention. */
+	missed += f->fp.nmissed;
+#endif
+	return missed;
+}
+
+#if KS_RETHOOK_PERCPU_RING
+/*
+ * A return-probe pool of @nr instances of @size bytes on objpool (6.7+):
+ * each possible CPU has one vmalloc area, whole pages, holding a ring of
+ * roundup_pow_of_two(@nr) pointers and its share of the instances
+ * (lib/objpool.c); then the array of those areas and the rethook.
+ */
+static size_t ks_pool_bytes(unsigned int nr, size_t size)
+{
+	size_t cpus = num_possible_cpus(), ring = roundup_pow_of_two(nr);
+	size_t bytes = 0, i;
+
+	size = ALIGN(size, sizeof(long));
+	for (i = 0; i < cpus; i++) {
+		size_t nodes = nr / cpus + (i < nr % cpus);
+
+		bytes += PAGE_ALIGN(sizeof(struct objpool_slot) +
+				    ring * sizeof(void *) + size * nodes);
+	}
+	return bytes + kmalloc_size_roundup(nr_cpu_ids * sizeof(void *)) +
+	       kmalloc_size_roundup(sizeof(struct rethook));
+}
+#else
+/* Before 6.7: @nr instances, each its own kmalloc, on a free list. */
+static size_t ks_pool_bytes(unsigned int nr, size_t size)
+{
+	return nr * kmalloc_size_roundup(size) +
+	       kmalloc_size_roundup(sizeof(struct rethook));
+}
+#endif
+
+/* One pool per function, and its kretprobe (computed from the kernel's layout). */
+static size_t ks_kretprobe_bytes(const struct ks_trace *t)
+{
+	size_t pool = ks_pool_bytes(t->req.maxactive,
+				    sizeof(struct kretprobe_instance) +
+				    sizeof(struct ks_call));
+
+	return t->funcs.n * (pool + sizeof(struct ks_krp) + sizeof(void *));
+}
+
+#if KS_HAVE_FPROBE && KS_FPROBE_POOL
+/* One pool for all functions: a rethook_node, two ips, our data. */
+static size_t ks_fprobe_bytes(const struct ks_trace *t)
+{
+	return ks_pool_bytes(t->req.maxactive,
+			     sizeof(struct rethook_node) + 2 * sizeof(long) +
+			     sizeof(struct ks_call));
+}
+#elif KS_HAVE_FPROBE
+/*
+ * An fprobe on the function-graph tracer (6.14+) keeps each call's data on
+ * the task's shadow stack, which fgraph gives every task once any fgraph
+ * user is active, and shares: not this trace's. What is its own is one
+ * hash node per address.
+ */
+static size_t ks_fprobe_bytes(const struct ks_trace *t)
+{
+	const struct fprobe_hlist *h = ks_function(t)->fp.hlist_array;
+
+	return h ? struct_size(h, array, h->size) : 0;
+}
+#else
+static size_t ks_fprobe_bytes(const struct ks_trace *t)
+{
+	return 0;
+}
+#endif
+
+static void ks_function_free(struct ks_trace *t)
+{
+	struct ks_function *f = ks_function(t);
+
+	kfree(f->rps);
+	kfree(f->krps);
+}
+
+static bool ks_kretprobe_claims(const struct ks_trace_req *req)
+{
+	/* Without CONFIG_FPROBE the default is simply a kretprobe. */
+	return req->method == KS_METHOD_KRETPROBE ||
+	       (!KS_HAVE_FPROBE && req->method == KS_METHOD_DEFAULT);
+}
+
+static bool ks_fprobe_claims(const struct ks_trace_req *req)
+{
+	return req->method == KS_METHOD_FPROBE ||
+	       (KS_HAVE_FPROBE && req->method == KS_METHOD_DEFAULT);
+}
+
+const struct ks_method_ops ks_kretprobe_ops = {
+	.method = KS_METHOD_KRETPROBE,
+	.priv_size = sizeof(struct ks_function),
+	.claims = ks_kretprobe_claims,
+	.resolve = ks_function_resolve,
+	.attach = ks_kretprobe_attach,
+	.detach = ks_kretprobe_detach,
+	.missed = ks_function_missed,
+	.bytes = ks_kretprobe_bytes,
+	.free = ks_function_free,
+};
+
+const struct ks_method_ops ks_fprobe_ops = {
+	.method = KS_METHOD_FPROBE,
+	.priv_size = sizeof(struct ks_function),
+	.claims = ks_fprobe_claims,
+	.resolve = ks_function_resolve,
+	.attach = ks_fprobe_attach,
+	.detach = ks_fprobe_detach,
+	.missed = ks_function_missed,
+	.bytes = ks_fprobe_bytes,
+	.module_going = ks_fprobe_module_going,
+	/* On 6.14+ calls wait on the task's shadow stack: no pool to size. */
+	.maxactive_unused = !KS_FPROBE_POOL,
+	.free = ks_function_free,
+};

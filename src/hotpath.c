@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hot path every method shares: span recording, GAP, the key hooks
+ * and sections. Sections between two probes keep the start per task in
+ * a start table (starts.c); function calls keep theirs per call
+ * (function.c). GAP-NAME gets the time from the end of one call to the
+ * start of the next on the same CPU.
+ *
+ * A keyed stack is never part of the time it keys: a start captures its
+ * stack before reading the clock, an end reads the clock before capturing
+ * its stack (the unwinder takes microseconds).
+ *
+ * Every function here is called from a probe handler with preemption
+ * off, in any context: task, softirq, hardirq or NMI; and only directly
+ * (KS_DIRECT_ONLY).
+ */
+#include <linux/percpu.h>
+#include <linux/sched.h>
+
+#include "hist.h"
+#include "hotpath.h"
+#include "keys.h"
+#include "starts.h"
+
+DEFINE_PER_CPU(struct ks_guard, ks_guard);
+
+/**
+ * ks_gap_begin() - a call or section starts: GAP-NAME gets the time
+ * since the end of the last one on this CPU
+ * @t: the trace
+ * @now: from ks_now()
+ *
+ * Context: a probe handler, inside ks_enter().
+ */
+void KS_DIRECT_ONLY notrace ks_gap_begin(struct ks_trace *t, u64 now)
+{
+	u64 last = this_cpu_xchg(*t->last_end, 0);
+
+	if (last && now >= last)
+		kstats_record(t->gap, now - last);
+}
+
+/**
+ * ks_record_span() - a sample of @task from @start to @now
+ * @t: the trace
+ * @task: whose the sample is, for the keyed rows
+ * @start: when it started, ns
+ * @now: when it ended, ns
+ * @start_stack: the stack id of its start, for the keyed rows
+ * @end_stack: the stack id of its end
+ *
+ * Context: a probe handler, inside ks_enter().
+ */
+void KS_DIRECT_ONLY notrace ks_record_span(struct ks_trace *t,
+					   struct task_struct *task, u64 start,
+					   u64 now, u32 start_stack,
+					   u32 end_stack)
+{
+	if (unlikely(now < start)) {
+		ks_lost(t, &t->negative);
+		return;
+	}
+	kstats_record(t->dur, now - start);
+	if (t->keys && READ_ONCE(t->dur->active))
+		ks_keys_record(t->keys, start_stack, end_stack, task,
+			       now - start, now);
+}
+
+/**
+ * ks_stack() - the stack for key kstack or end-kstack, if the key has it
+ * @t: the trace
+ * @part: KS_KEY_KSTACK or KS_KEY_END_KSTACK
+ * @at: where the probe's own frames end
+ * @ret: the probed function's return address, or 0 (see ks_anchor)
+ *
+ * Context: a probe handler, inside ks_enter().
+ * Return: the stack's id, or 0 if the key has no such part.
+ */
+u32 KS_DIRECT_ONLY notrace ks_stack(struct ks_trace *t, enum ks_key_part part,
+				    const struct ks_anchor *at,
+				    unsigned long ret)
+{
+	struct ks_anchor anchor;
+
+	if (!ks_keys_has(t->keys, part))
+		return 0;
+	anchor = *at;
+	anchor.ret = ret;
+	return ks_keys_stack(t->keys, part, &anchor);
+}
+
+/**
+ * ks_put_start() - a wait of @task starts at @now, one per task
+ * @t: the trace, with a start table
+ * @task: whose wait it is
+ * @now: from ks_now(), read after @stack was taken
+ * @stack: its stack id
+ * @replace: replace a start @task already has, else keep that one
+ *
+ * Context: a probe handler, inside ks_enter().
+ */
+void KS_DIRECT_ONLY notrace ks_put_start(struct ks_trace *t,
+					 struct task_struct *task, u64 now,
+					 u32 stack, bool replace)
+{
+	if (!ks_starts_put(t->starts, task, now, stack, replace))
+		ks_lost(t, &t->table_full);
+}
+
+/*
+ * A section belongs to its task and to the context level it runs at
+ * (task, softirq, hardirq, NMI): an interrupt's sections never pair with
+ * the task's it interrupted. task_struct is at least L1_CACHE_BYTES
+ * aligned (kernel/fork.c), so the level fits in the pointer's low bits.
+ */
+#define KS_SECTION_LEVELS	4
+
+static __always_inline const void *ks_section_key(struct task_struct *task,
+						  unsigned int level)
+{
+	return (const void *)((unsigned long)task + level);
+}
+
+/**
+ * ks_starts_drop_task() - forget every start of @task, at every level
+ * @st: a start table
+ * @task: a task about to be freed, whose key a new task could reuse
+ *
+ * Context: any.
+ */
+void KS_DIRECT_ONLY notrace ks_starts_drop_task(struct ks_starts *st,
+						struct task_struct *task)
+{
+	unsigned int level;
+
+	/* A run-queue key is the task; a section's adds its level. */
+	for (level = 0; level < KS_SECTION_LEVELS; level++)
+		ks_starts_drop(st, ks_section_key(task, level));
+}
+
+/**
+ * ks_section_end() - a section of @task ends now
+ * @t: the trace, with a start table
+ * @task: whose section it is
+ * @level: its context level (interrupt_context_level())
+ * @ret: the end function's return address when the probe is at its
+ *       entry, else 0 (see ks_anchor)
+ *
+ * Closes the innermost section open at this context level.
+ *
+ * Context: a probe handler, preemption off.
+ */
+void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
+					   struct task_struct *task,
+					   unsigned int level,
+					   unsigned long ret)
+{
+	u8 *busy;
+	u64 now, start;
+	u32 stack;
+
+	/*
+	 * Filtered out: neither a sample nor a miss. The cpu filter is on
+	 * the CPU where the section starts: its end may be anywhere.
+	 */
+	if (!ks_filter_task(&t->req.filter, task))
+		return;
+	busy = ks_enter();
+	if (!busy) {
+		ks_lost(t, &t->nested_end);
+		return;
+	}
+	now = ks_now();
+	if (ks_starts_take(t->starts, ks_section_key(task, level), &start, &stack))
+		ks_record_span(t, task, start, now, stack,
+			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
+	/* With a cpu filter, a missing start may be one it left out. */
+	else if (!(t->req.filter.has & KS_FILTER_CPU))
+		atomic_long_inc(&t->no_start);
+	ks_gap_end(t, now);
+	ks_leave(busy);
+}
+
+/**
+ * ks_section_start() - a section of @task starts now
+ * @t: the trace, with a start table
+ * @task: whose section it is
+ * @level: its context level (interrupt_context_level())
+ * @ret: as for ks_section_end()
+ *
+ * Inside those still open at this level: sections nest as calls do, up
+ * to KS_STARTS_DEPTH.
+ *
+ * Context: a probe handler, preemption off.
+ */
+void KS_DIRECT_ONLY notrace ks_section_start(struct ks_trace *t,
+					     struct task_struct *task,
+					     unsigned int level,
+					     unsigned long ret)
+{
+	u8 *busy;
+	u64 now;
+	u32 stack;
+
+	if (!ks_filter_task(&t->req.filter, task) ||
+	    !ks_filter_cpu(&t->req.filter))
+		return;
+	busy = ks_enter();
+	if (!busy) {
+		ks_lost(t, &t->nested_start);
+		return;
+	}
+	stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
+	now = ks_now();
+	ks_gap_begin(t, now);
+	switch (ks_starts_push(t->starts, ks_section_key(task, level), now, stack)) {
+	case -E2BIG:
+		ks_lost(t, &t->too_deep);
+		break;
+	case -ENOSPC:
+		ks_lost(t, &t->table_full);
+		break;
+	}
+	ks_leave(busy);
+}
+
+/**
+ * ks_anchor_function() - where a probed function's frame starts
+ * @a: set to just around @addr: past an ENDBR, a call to __fentry__
+ * @addr: the function's entry
+ *
+ * Context: any.
+ */
+void KS_DIRECT_ONLY notrace ks_anchor_function(struct ks_anchor *a,
+					       unsigned long addr)
+{
+	a->lo = addr - 16;
+	a->hi = addr + 32;
+	a->keep = true;
+	a->ret = 0;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The hot path every method shares: the guard against kstats' own hits,
+ * the clock, span recording, GAP and the key hooks. Called from probe
+ * handlers: any context (task, softirq, hardirq, NMI), preemption off.
+ */
+#ifndef _KSTATS_HOTPATH_H
+#define _KSTATS_HOTPATH_H
+
+#include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/percpu.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+
+#include "hist.h"
+#include "keys.h"
+#include "trace.h"
+
+struct ks_starts;
+struct task_struct;
+
+/* Per CPU, one flag per context slot (see ks_context_slot()). */
+struct ks_guard {
+	u8 busy[KS_CONTEXT_SLOTS];
+};
+
+DECLARE_PER_CPU(struct ks_guard, ks_guard);
+
+/**
+ * ks_enter() - mark this CPU's context slot as inside a kstats handler
+ *
+ * A probe hit from inside one (kstats reads the clock through
+ * ktime_get_mono_fast_ns(), which may itself be traced) is then neither
+ * timed nor lost silently: it counts as missed, for every method, as
+ * kprobes already does for its own handlers. An interrupt or NMI
+ * meanwhile has its own slot and is timed, the end of an interrupt back
+ * at task level included (ks_context_slot()).
+ *
+ * Context: a probe handler, preemption off, so the flag stays on this CPU.
+ * Return: the flag to clear with ks_leave(), or NULL if already inside.
+ */
+static __always_inline u8 *ks_enter(void)
+{
+	u8 *busy = &this_cpu_ptr(&ks_guard)->busy[ks_context_slot()];
+
+	if (READ_ONCE(*busy))
+		return NULL;
+	WRITE_ONCE(*busy, 1);
+	barrier();
+	return busy;
+}
+
+static __always_inline void ks_leave(u8 *busy)
+{
+	barrier();
+	WRITE_ONCE(*busy, 0);
+}
+
+/* A sample lost: counted while the trace's node records (not stopped). */
+static __always_inline void ks_lost(struct ks_trace *t, atomic_long_t *cause)
+{
+	if (READ_ONCE(t->dur->active))
+		atomic_long_inc(cause);
+}
+
+/* The clock of every sample: NMI-safe, monotonic. */
+static inline u64 notrace ks_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* A call or section ends: the start of the next one's GAP on this CPU. */
+static inline void notrace ks_gap_end(struct ks_trace *t, u64 now)
+{
+	this_cpu_write(*t->last_end, now);
+}
+
+/* Only ever called directly: see KS_DIRECT_ONLY. */
+void KS_DIRECT_ONLY ks_gap_begin(struct ks_trace *t, u64 now);
+void KS_DIRECT_ONLY ks_record_span(struct ks_trace *t, struct task_struct *task,
+				   u64 start, u64 now, u32 start_stack,
+				   u32 end_stack);
+u32 KS_DIRECT_ONLY ks_stack(struct ks_trace *t, enum ks_key_part part,
+			    const struct ks_anchor *at, unsigned long ret);
+void KS_DIRECT_ONLY ks_put_start(struct ks_trace *t, struct task_struct *task,
+				 u64 now, u32 stack, bool replace);
+void KS_DIRECT_ONLY ks_anchor_function(struct ks_anchor *a, unsigned long addr);
+void KS_DIRECT_ONLY ks_section_start(struct ks_trace *t, struct task_struct *task,
+				     unsigned int level, unsigned long ret);
+void KS_DIRECT_ONLY ks_section_end(struct ks_trace *t, struct task_struct *task,
+				   unsigned int level, unsigned long ret);
+void KS_DIRECT_ONLY ks_starts_drop_task(struct ks_starts *st,
+					struct task_struct *task);
+
+#endif /* _KSTATS_HOTPATH_H */

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Method tracepoint: a section from one tracepoint to another, per task
+ * and context level, nested as calls nest. Also the registration that the
+ * run-queue pair (runq.c) shares.
+ *
+ * Tracepoint probes that use no argument are called with the tracepoint's
+ * arguments after @data, which the x86-64 calling convention lets them
+ * ignore, like the kernel's own tracepoint stubs. (Kbuild refuses kernels
+ * with kCFI, where that call would trap.)
+ *
+ * Syscall tracepoints call their probes preemptible since 6.13 (under RCU
+ * Tasks Trace), and all others do on 7.x (under SRCU-fast). Every
+ * tracepoint probe of kstats therefore keeps itself on its CPU, as kprobe
+ * and fprobe handlers are kept by their callers: the guard, GAP and the
+ * stack scratch buffers are per CPU, and another task on this CPU must
+ * not find the guard taken and be counted "nested".
+ */
+#include <linux/preempt.h>
+#include <linux/tracepoint.h>
+
+#include "hotpath.h"
+#include "method.h"
+#include "names.h"
+
+/* A tracepoint pair's own state: its start and end probes. */
+struct ks_tracepoint_pair {
+	struct ks_tp_probe probe[2];
+};
+
+static void notrace ks_tp_start(void *data)
+{
+	preempt_disable_notrace();
+	ks_section_start(data, current, interrupt_context_level(), 0);
+	preempt_enable_notrace();
+}
+
+static void notrace ks_tp_end(void *data)
+{
+	preempt_disable_notrace();
+	ks_section_end(data, current, interrupt_context_level(), 0);
+	preempt_enable_notrace();
+}
+
+/**
+ * ks_tp_pair_resolve() - the tracepoints of a pair's start and end
+ * @t: the trace; req.start and req.end are __tracepoint_ names
+ * @start: set to the start's tracepoint
+ * @end: set to the end's
+ *
+ * Context: process context.
+ * Return: 0, or -ENOENT with the reason in dmesg.
+ */
+int ks_tp_pair_resolve(struct ks_trace *t, struct tracepoint **start,
+		       struct tracepoint **end)
+{
+	const char *start_name = t->req.start + strlen(KS_TP_PREFIX);
+	const char *end_name = t->req.end + strlen(KS_TP_PREFIX);
+
+	*start = ks_find_tracepoint(start_name);
+	*end = ks_find_tracepoint(end_name);
+	if (!*start || !*end) {
+		ks_err_ratelimited("trace %s: no tracepoint %s in the kernel\n",
+				   t->req.name, *start ? end_name : start_name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
+ * ks_anchor_tracepoint() - a tracepoint's frames in a stack
+ * @a: set to its iterator's range, when it has one (more than one probe)
+ * @tp: the tracepoint, or NULL
+ *
+ * Context: process context.
+ */
+void ks_anchor_tracepoint(struct ks_anchor *a, struct tracepoint *tp)
+{
+	a->keep = false;
+	if (tp && ks_symbol_range((unsigned long)tp->iterator, &a->lo, &a->hi))
+		return;
+	a->lo = 0;
+	a->hi = 0;
+}
+
+/**
+ * ks_tp_probes_unregister() - unregister the first @n probes of @p
+ * @t: their data
+ * @p: the probes, in the order they were registered
+ * @n: how many; entries without a tracepoint are skipped
+ *
+ * Returns once no probe of @p runs any more.
+ *
+ * Context: process context; may sleep.
+ */
+void ks_tp_probes_unregister(struct ks_trace *t, const struct ks_tp_probe *p,
+			     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (p[i].tp)
+			tracepoint_probe_unregister(p[i].tp, p[i].fn, t);
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * ks_tp_probes_register() - register @n probes with @t as their data
+ * @t: the trace
+ * @p: the probes, in order; entries without a tracepoint are skipped
+ * @n: how many
+ *
+ * Context: process context; may sleep.
+ * Return: 0; on failure none is left registered and dmesg says why.
+ */
+int ks_tp_probes_register(struct ks_trace *t, const struct ks_tp_probe *p,
+			  unsigned int n)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (!p[i].tp)
+			continue;
+		err = tracepoint_probe_register(p[i].tp, p[i].fn, t);
+		if (err) {
+			if (i)
+				ks_tp_probes_unregister(t, p, i);
+			pr_err("trace %s: tracepoint_probe_register failed: %d\n",
+			       t->req.name, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static struct ks_tracepoint_pair *ks_tracepoint_pair(const struct ks_trace *t)
+{
+	return ks_trace_priv(t);
+}
+
+static int ks_tracepoint_pair_resolve(struct ks_trace *t)
+{
+	struct ks_tracepoint_pair *pair = ks_tracepoint_pair(t);
+
+	return ks_tp_pair_resolve(t, &pair->probe[0].tp, &pair->probe[1].tp);
+}
+
+static int ks_tracepoint_pair_attach(struct ks_trace *t)
+{
+	struct ks_tracepoint_pair *pair = ks_tracepoint_pair(t);
+
+	pair->probe[0].fn = ks_tp_start;
+	pair->probe[1].fn = ks_tp_end;
+	ks_anchor_tracepoint(&t->anchor[0], pair->probe[0].tp);
+	ks_anchor_tracepoint(&t->anchor[1], pair->probe[1].tp);
+	ks_anchor_tracepoint(&t->anchor[2], NULL);
+	return ks_tp_probes_register(t, pair->probe, ARRAY_SIZE(pair->probe));
+}
+
+static int ks_tracepoint_pair_detach(struct ks_trace *t)
+{
+	struct ks_tracepoint_pair *pair = ks_tracepoint_pair(t);
+
+	ks_tp_probes_unregister(t, pair->probe, ARRAY_SIZE(pair->probe));
+	return 0;
+}
+
+static bool ks_tracepoint_pair_claims(const struct ks_trace_req *req)
+{
+	return req->method == KS_METHOD_TRACEPOINT;
+}
+
+const struct ks_method_ops ks_tracepoint_pair_ops = {
+	.method = KS_METHOD_TRACEPOINT,
+	.priv_size = sizeof(struct ks_tracepoint_pair),
+	.starts = true,
+	.claims = ks_tracepoint_pair_claims,
+	.resolve = ks_tracepoint_pair_resolve,
+	.attach = ks_tracepoint_pair_attach,
+	.detach = ks_tracepoint_pair_detach,
+};
