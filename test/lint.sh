@@ -21,7 +21,7 @@ checkpatch)
 	fi
 	"$dir/scripts/checkpatch.pl" --strict --no-tree -q --show-types -f \
 		src/*.c src/*.h include/linux/*.h examples/*.c test/modules/*.[ch] \
-		test/bench-floor/*.c
+		bench/floor/*.c
 	;;
 sparse)
 	KVER=$2

@@ -55,7 +55,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-/* test/bench-mem.sh holds 1,000 metrics at once. */
+/* bench/mem.sh holds 1,000 metrics at once. */
 #define TC_MAX_KEYS	1024
 
 struct tc_key {

@@ -2,7 +2,7 @@
 # The floor of each hook and kstats' own share, on getpid(): per round, the
 # caller-measured p50 of a getpid() call (test/progs/getpid_p90) untraced,
 # with an empty-handler hook of each method
-# (test/bench-floor/kstats_bench_floor.ko), and with a kstats trace of the
+# (bench/floor/kstats_bench_floor.ko), and with a kstats trace of the
 # same method:
 #   kretprobe, fprobe  entry and return of the syscall's function
 #   kprobe             a pair: the syscall's function to __task_pid_nr_ns(),
@@ -14,12 +14,12 @@
 # those ratios, share = (kstats - floor) / (floor - 1), medians of the
 # rounds. Not for the tracepoint pair, whose tracepoints the twin passes
 # too. Then a table, then the fast-mode figures of every method
-# (test/bench-fastmode.py). KS_BENCH_BOOTS busybox guests per kernel,
+# (bench/fastmode.py). KS_BENCH_BOOTS busybox guests per kernel,
 # ROUNDS rounds each; every figure also goes to the report.
-# Usage: test/bench-floor.sh [KVER...]
+# Usage: bench/floor.sh [KVER...]
 set -euo pipefail
-# shellcheck source=lib/bench.sh
-. "$(dirname "$0")/lib/bench.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 N=${KS_BENCH_N:-50000}
 # Rounds per boot (KS_BENCH_BOOTS boots, default 3).
 ROUNDS=${KS_BENCH_ROUNDS:-3}
@@ -27,7 +27,7 @@ ks_bench_kernels "$@"
 for k in "${KERNELS[@]}"; do
 	mod=$TOP/out/$k/bench-floor
 	rm -rf "$mod" && mkdir -p "$mod"
-	cp test/bench-floor/kstats_bench_floor.c test/bench-floor/Kbuild src/compat.h src/compat.mk "$mod/"
+	cp bench/floor/kstats_bench_floor.c bench/floor/Kbuild src/compat.h src/compat.mk "$mod/"
 	make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >"$mod/build.log" 2>&1 ||
 		{ echo "bench-floor: $k: the empty-hook module did not build:" >&2; cat "$mod/build.log" >&2; exit 1; }
 	methods="kretprobe kprobe tracepoint"
@@ -92,6 +92,6 @@ print("\n".join(rows) + "\n")
 PY
 	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"
 	rm -f "$lines"
-	python3 test/bench-fastmode.py "$log"
-	python3 test/bench-fastmode.py --report "$k" "$log" >>"$KS_BENCH_REPORT"
+	python3 bench/fastmode.py "$log"
+	python3 bench/fastmode.py --report "$k" "$log" >>"$KS_BENCH_REPORT"
 done

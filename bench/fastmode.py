@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Fast-mode figures from the consoles of test/bench-floor.sh and
-test/bench-table.sh: the lowest p50 over the rounds of each configuration.
+"""Fast-mode figures from the consoles of bench/floor.sh and
+bench/table.sh: the lowest p50 over the rounds of each configuration.
 
 Under TCG here the guest runs each round at one of two speeds about 2x
 apart (untraced getpid() p50 about 600 or 1100 ns), at -smp 1 as at
@@ -14,9 +14,9 @@ rounds lie within 15% of its lowest p50 ([k/n]). A configuration with
 k = n may never have left the slow mode; read such a figure as an upper
 bound.
 
-  bench-fastmode.py [--report KVER] CONSOLE...
+  bench/fastmode.py [--report KVER] CONSOLE...
 
-With --report, the figures are printed as test/bench.sh's report lines,
+With --report, the figures are printed as bench/bench.sh's report lines,
 "KVER:fast.NAME VALUE UNIT", instead.
 """
 import re

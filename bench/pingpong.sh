@@ -13,10 +13,10 @@
 # of the same round, in the fastest block of 100 (the least disturbed by
 # the host) and as the mean of all; the untraced round trip in us; check
 # lines give the trace's counts after each round.
-# Usage: test/bench-pingpong.sh [KVER...]   KS_SMP as in run-guest.sh
+# Usage: bench/pingpong.sh [KVER...]   KS_SMP as in run-guest.sh
 set -euo pipefail
-# shellcheck source=lib/bench.sh
-. "$(dirname "$0")/lib/bench.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 PN=${KS_BENCH_PINGPONG_N:-10000}
 ks_bench_kernels "$@"
 for k in "${KERNELS[@]}"; do

@@ -8,10 +8,10 @@
 # Figures, of the 64 calls: what each counted, the missed count it reports
 # (bpftrace reports none), and the unaccounted rest, lost silently. Rootfs
 # guest (test/lib/rootfs.sh), one per kernel.
-# Usage: test/bench-loss.sh [KVER...]
+# Usage: bench/loss.sh [KVER...]
 set -euo pipefail
-# shellcheck source=lib/bench.sh
-. "$(dirname "$0")/lib/bench.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 ks_bench_kernels "$@"
 for k in "${KERNELS[@]}"; do
 	script=$(mktemp)

@@ -4,10 +4,10 @@
 # frac_bits 0..5, in a fresh busybox guest for each. Prints
 # "memory KVER frac_bits B per_metric_per_cpu X bytes" and the 1,000 total;
 # every figure also goes to the report.
-# Usage: test/bench-mem.sh [KVER...]   KS_SMP as in run-guest.sh (default 2)
+# Usage: bench/mem.sh [KVER...]   KS_SMP as in run-guest.sh (default 2)
 set -euo pipefail
-# shellcheck source=lib/bench.sh
-. "$(dirname "$0")/lib/bench.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 ks_bench_kernels "$@"
 # One guest per frac_bits: Percpu counts populated pages, and the pages of
 # deleted metrics stay populated, so a later round in the same guest would

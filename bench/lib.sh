@@ -1,13 +1,13 @@
 # shellcheck shell=bash
-# Sourced by the benchmarks (test/bench*.sh): the kernels to run, their
+# Sourced by the benchmarks (bench/*.sh): the kernels to run, their
 # guests, and the machine-readable report that every figure goes to, one
 # line each, "KVER:NAME VALUE UNIT"; a figure taken over rounds also
-# gives NAME.min and NAME.max. test/bench.sh gathers its scripts' figures
+# gives NAME.min and NAME.max. bench/bench.sh gathers its scripts' figures
 # in one report (KS_BENCH_REPORT) and prints it last; a script run alone
 # prints its own when it ends.
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP" || exit 1
-# shellcheck source-path=SCRIPTDIR source=kernels.sh
+# shellcheck source-path=SCRIPTDIR source=../test/lib/kernels.sh
 . test/lib/kernels.sh
 # For the scripts that source this file.
 # shellcheck disable=SC2034
@@ -92,8 +92,8 @@ ks_bench_figure() {
 		}'
 }
 
-# ks_bench_import: the figure lines of test/bench-table.sh, bench-floor.sh
-# and bench-mem.sh (the formats their headers give), read on stdin, in the
+# ks_bench_import: the figure lines of bench/table.sh, floor.sh and
+# mem.sh (the formats their headers give), read on stdin, in the
 # report's form on stdout
 ks_bench_import() {
 	awk '$1 ~ /^(table|floor|kstats)$/ && $5 ~ /^-?[0-9.]+$/ {

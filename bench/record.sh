@@ -18,10 +18,10 @@
 # recording on every CPU adds nothing per call, and TCG models no cache:
 # cold measures QEMU's software TLB, not a CPU's caches.
 # KS_ACCEL=tcg,thread=multi runs the vCPUs in parallel (on an idle host).
-# Usage: test/bench-record.sh [KVER...]   KS_SMP as in run-guest.sh
+# Usage: bench/record.sh [KVER...]   KS_SMP as in run-guest.sh
 set -euo pipefail
-# shellcheck source=lib/bench.sh
-. "$(dirname "$0")/lib/bench.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 # Calls per round of "bench" (16 rounds a command) and of "cpus" (4).
 RN=${KS_BENCH_RECORD_N:-200000}
 CN=${KS_BENCH_CPUS_N:-1000000}

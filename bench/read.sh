@@ -11,10 +11,10 @@
 # open, read and close without kstats' work, which does not grow with
 # the CPUs: calib.smpN_vs_smp1 is how much the guests' speed differs
 # (host load, more vCPUs to emulate), not kstats' cost.
-# Usage: test/bench-read.sh [KVER...]
+# Usage: bench/read.sh [KVER...]
 set -euo pipefail
-# shellcheck source=lib/bench.sh
-. "$(dirname "$0")/lib/bench.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 SMPS=${KS_BENCH_READ_SMPS:-1 2 4 8}
 # Reads per timing: full, ten, calib.
 FN=${KS_BENCH_READ_N:-10}

@@ -5,7 +5,7 @@
  * with empty handlers until rmmod: entry and return for kretprobe and
  * fprobe, an entry kprobe on SYMBOL (and on end, a kprobe pair, when
  * given). method=tracepoint hooks the raw sys_enter and sys_exit
- * tracepoints with empty probes of their own types. test/bench-floor.sh
+ * tracepoints with empty probes of their own types. bench/floor.sh
  * compares a call's cost with this and with a kstats trace of the same
  * method: kstats' own share is the rest.
  */

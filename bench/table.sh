@@ -13,12 +13,12 @@
 # over its twin's p50, over the median of that in every base round of the
 # workload; medians of rounds, with the rounds; WORKLOAD getpid, modfast or
 # modslow) and p90_ratio lines (to the tracer's own base rounds), a table
-# each, then the fast-mode figures (test/bench-fastmode.py); every figure
+# each, then the fast-mode figures (bench/fastmode.py); every figure
 # also goes to the report. TCG: only ratios within one run mean anything.
-# Usage: test/bench-table.sh [KVER...]
+# Usage: bench/table.sh [KVER...]
 set -euo pipefail
-# shellcheck source=lib/bench.sh
-. "$(dirname "$0")/lib/bench.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 N=${KS_BENCH_N:-20000}
 # About 100 calls a second, as the seed's table's slow column.
@@ -135,6 +135,6 @@ for w, tw in t.items():
 PY
 	ks_bench_import <"$lines" >>"$KS_BENCH_REPORT"
 	rm -f "$lines"
-	python3 test/bench-fastmode.py "$log"
-	python3 test/bench-fastmode.py --report "$k" "$log" >>"$KS_BENCH_REPORT"
+	python3 bench/fastmode.py "$log"
+	python3 bench/fastmode.py --report "$k" "$log" >>"$KS_BENCH_REPORT"
 done

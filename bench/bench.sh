@@ -3,26 +3,26 @@
 # as the ratio of a traced loop's time to the same loop untraced, taken
 # side by side in rounds. TCG emulates the CPU, so only the ratios mean
 # anything; absolute times do not carry over to real hardware. Then the
-# other benchmarks: test/bench-table.sh, bench-floor.sh, bench-mem.sh,
-# bench-record.sh (record cost), bench-read.sh (node read cost by CPU
-# count), bench-pingpong.sh (start table under a run-queue trace) and
-# bench-loss.sh (64 sleepers: what kstats and bpftrace count and lose).
+# other benchmarks: bench/table.sh, floor.sh, mem.sh, record.sh (record
+# cost), read.sh (node read cost by CPU count), pingpong.sh (start table
+# under a run-queue trace) and loss.sh (64 sleepers: what kstats and
+# bpftrace count and lose).
 # The run ends with the report of every figure, one a line, "KVER:NAME
 # VALUE UNIT" (figures over rounds: the median, and NAME.min, NAME.max),
-# after the human lines (test/lib/bench.sh).
-# Usage: test/bench.sh [KVER...]   (default: every reference kernel)
-#        KS_ARCH=arm64 test/bench.sh [KVER...]   Debian's arm64 kernels in
+# after the human lines (bench/lib.sh).
+# Usage: bench/bench.sh [KVER...]   (default: every reference kernel)
+#        KS_ARCH=arm64 bench/bench.sh [KVER...]   Debian's arm64 kernels in
 #        qemu-system-aarch64 (see test/arm64/run.sh)
 set -euo pipefail
-# shellcheck source=lib/bench.sh
-. "$(dirname "$0")/lib/bench.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 bash test/lib/deps.sh >/dev/null
 
 N=${KS_BENCH_N:-20000}
 ROUNDS=${KS_BENCH_ROUNDS:-5}
 ARCH=${KS_ARCH:-x86_64}
 if [[ $ARCH == arm64 ]]; then
-	# shellcheck source=lib/arm64.sh
+	# shellcheck source=../test/lib/arm64.sh
 	. test/lib/arm64.sh
 	ks_arm64_host_deps >/dev/null
 	KS_BUSYBOX=$(ks_arm64_busybox)
@@ -165,14 +165,14 @@ done
 # guest (bpftrace, ftrace kprobe event against kstats by method), the hook
 # floor, then memory per metric per CPU; each writes its figures to the
 # report, the table and the floors also their fast-mode figures
-# (test/bench-fastmode.py).
+# (bench/fastmode.py).
 for b in table floor mem; do
-	KS_BENCH_BUILT=1 bash "test/bench-$b.sh" "${KERNELS[@]}"
+	KS_BENCH_BUILT=1 bash "bench/$b.sh" "${KERNELS[@]}"
 done
 # Record cost, node read cost by CPU count, the start table under load,
 # loss with 64 sleepers:
 # these write their figures to the report themselves. The scripts above
 # have just built every kernel.
 for b in record read pingpong loss; do
-	KS_BENCH_BUILT=1 bash "test/bench-$b.sh" "${KERNELS[@]}"
+	KS_BENCH_BUILT=1 bash "bench/$b.sh" "${KERNELS[@]}"
 done
