@@ -320,24 +320,6 @@ bool ks_is_function_set(const char *spec)
 	return strpbrk(spec, ",*?[");
 }
 
-/**
- * ks_funcs_skip() - count @name among the functions kprobes refuse
- * @f: the set
- * @name: the function, the first few of which dmesg names
- */
-void ks_funcs_skip(struct ks_funcs *f, const char *name)
-{
-	size_t len = strlen(f->skipped_names);
-
-	f->skipped++;
-	/* Whole names only; the summary says when some are left out. */
-	if (len + 1 + strlen(name) >= sizeof(f->skipped_names))
-		return;
-	scnprintf(f->skipped_names + len, sizeof(f->skipped_names) - len,
-		  " %s", name);
-	f->skipped_named++;
-}
-
 /* The dmesg line that names the skipped functions. */
 static void ks_funcs_report_skipped(const char *trace, const struct ks_funcs *f)
 {

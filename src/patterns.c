@@ -38,6 +38,24 @@
 /* Every symbol, "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]" a line. */
 #define KS_KALLSYMS	"/proc/kallsyms"
 
+/**
+ * ks_funcs_skip() - count @name among the functions kprobes refuse
+ * @f: the set
+ * @name: the function, the first few of which dmesg names
+ */
+void ks_funcs_skip(struct ks_funcs *f, const char *name)
+{
+	size_t len = strlen(f->skipped_names);
+
+	f->skipped++;
+	/* Whole names only; the summary says when some are left out. */
+	if (len + 1 + strlen(name) >= sizeof(f->skipped_names))
+		return;
+	scnprintf(f->skipped_names + len, sizeof(f->skipped_names) - len,
+		  " %s", name);
+	f->skipped_named++;
+}
+
 static bool ks_name_char(char c)
 {
 	return isalnum(c) || c == '_' || c == '.';
