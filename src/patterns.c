@@ -242,10 +242,14 @@ out:
 static int ks_pattern_sites(const char *trace, const char *pattern,
 			    struct ks_funcs *f)
 {
-#ifdef CONFIG_KPROBES_ON_FTRACE
 	struct kprobe *kps, **regd;
 	unsigned int i, n_regd = 0, kept = 0;
 
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
+		ks_err_ratelimited("trace %s: %s: this kernel cannot tell which functions have an ftrace site (no CONFIG_KPROBES_ON_FTRACE); list the functions instead\n",
+				   trace, pattern);
+		return -EOPNOTSUPP;
+	}
 	kps = kcalloc(f->n, sizeof(*kps), GFP_KERNEL);
 	regd = kcalloc(f->n, sizeof(*regd), GFP_KERNEL);
 	if (!kps || !regd) {
@@ -287,11 +291,6 @@ static int ks_pattern_sites(const char *trace, const char *pattern,
 	kfree(regd);
 	kfree(kps);
 	return 0;
-#else
-	ks_err_ratelimited("trace %s: %s: this kernel cannot tell which functions have an ftrace site (no CONFIG_KPROBES_ON_FTRACE); list the functions instead\n",
-			   trace, pattern);
-	return -EOPNOTSUPP;
-#endif
 }
 
 /**
