@@ -221,6 +221,16 @@ void ks_snapshot_free(struct ks_snapshot *snap);
 struct ks_cpu __percpu *ks_bank_alloc(u32 n_slots);
 void ks_banks_free(struct kstats *ks);
 size_t ks_hist_bytes(const struct kstats *ks);
+/* Built from 32-bit halves, so 32-bit kernels need no libgcc helper. */
+struct ks_u128 {
+	u64 hi, lo;
+};
+
+/* arith.c: the arithmetic of reading a histogram. */
+void ks_add128(struct ks_u128 *a, struct ks_u128 b);
+struct ks_u128 ks_mul64(u64 a, u64 b);
+struct ks_u128 ks_shl128(u64 v, u32 shift);
+u64 ks_div128(struct ks_u128 n, u64 d, u64 *rem);
 u64 ks_slot_avg(u32 slot, u8 frac_bits, u64 count, u64 sum);
 u64 ks_mul_div(u64 a, u64 b, u64 c, u64 *rem);
 u64 ks_rank(u64 samples, u32 num, u32 den);
