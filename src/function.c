@@ -18,6 +18,7 @@
 #include "hotpath.h"
 #include "method.h"
 #include "names.h"
+#include "patterns.h"
 
 /*
  * What a timed call keeps from its entry to its return: so sleeping,

@@ -32,7 +32,7 @@
 #include <linux/string.h>
 #include <linux/uio.h>
 
-#include "names.h"
+#include "patterns.h"
 #include "request.h"
 
 /* Every symbol, "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]" a line. */

@@ -13,7 +13,7 @@
 #include <linux/types.h>
 
 #include "keys.h"
-#include "names.h"
+#include "patterns.h"
 #include "request.h"
 
 struct dentry;

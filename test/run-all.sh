@@ -75,6 +75,8 @@ run "i386 build needs no libgcc helper (__udivdi3, __umoddi3, ...)" bash test/i3
 
 for k in "${KERNELS[@]}"; do
 	run "$k: W=1 build, no warnings" bash test/build.sh "$k"
+	run "$k: src/ points down: each file includes and calls only those below it in the README's Tree" \
+		python3 test/layers.py README "out/$k/tree"
 	run "$k: sparse" bash test/lint.sh sparse "$k"
 	run "$k: Kbuild refuses kernels without what kstats needs, or with kCFI" \
 		bash test/kbuild-refusals.sh "$k"
