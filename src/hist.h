@@ -16,6 +16,9 @@
 #include <linux/types.h>
 #include <linux/kstats.h>
 
+struct dentry;
+struct seq_file;
+
 /*
  * Offsets inside a slot are summed with at most this many significant
  * bits, so a slot's sum on one CPU overflows only after 2^44 samples,
@@ -211,8 +214,6 @@ struct ks_pct {
 	u64 err;
 	u64 relerr_micro;
 };
-
-struct seq_file;
 
 void kstats_reset(struct kstats *ks);
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks);
