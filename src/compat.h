@@ -152,6 +152,59 @@ static __always_inline unsigned int ks_level_of(unsigned long pc)
 #endif
 
 /*
+ * The caller a rethook trampoline (@tramp) stands for in current's
+ * newest call hooked by one: its newest rethook node not itself returning
+ * to the trampoline (a second hook of one call saved the first's), as the
+ * kernel's own __rethook_find_ret_addr(), which modules cannot call.
+ * current's list changes only at its own level or in an interrupt that
+ * restores it before returning. 0 without rethook (before 5.19).
+ */
+#ifdef CONFIG_RETHOOK
+#include <linux/rethook.h>
+#include <linux/sched.h>
+static __always_inline unsigned long ks_rethook_caller(unsigned long tramp)
+{
+	struct llist_node *node;
+
+	for (node = READ_ONCE(current->rethooks.first); node; node = node->next) {
+		struct rethook_node *rh = container_of(node, struct rethook_node, llist);
+
+		if (rh->ret_addr != tramp)
+			return rh->ret_addr;
+	}
+	return 0;
+}
+#else
+#define ks_rethook_caller(tramp)	((void)(tramp), 0UL)
+#endif
+
+/*
+ * The same for a kretprobe trampoline of kretprobes without rethook
+ * (arm64 on 6.1 and 6.12): current's newest kretprobe instance, as the
+ * kernel's own kretprobe_find_ret_addr().
+ */
+#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+#include <linux/kprobes.h>
+#include <linux/sched.h>
+static __always_inline unsigned long ks_kretprobe_caller(unsigned long tramp)
+{
+	struct llist_node *node;
+
+	for (node = READ_ONCE(current->kretprobe_instances.first); node;
+	     node = node->next) {
+		struct kretprobe_instance *ri =
+			container_of(node, struct kretprobe_instance, llist);
+
+		if ((unsigned long)ri->ret_addr != tramp)
+			return (unsigned long)ri->ret_addr;
+	}
+	return 0;
+}
+#else
+#define ks_kretprobe_caller(tramp)	((void)(tramp), 0UL)
+#endif
+
+/*
  * The hot path's shared functions are only ever called directly: with
  * IBT they need no ENDBR, which would make each 4 bytes longer than the
  * static functions they were. (A config difference, not a version one.)

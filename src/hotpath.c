@@ -24,6 +24,50 @@
 
 DEFINE_PER_CPU(struct ks_guard, ks_guard);
 
+/*
+ * Where another return probe on the same function (a kretprobe, an
+ * fprobe, bpftrace's) sends the call back instead of to its caller: the
+ * rethook and function-graph trampolines, and kretprobes' before rethook.
+ * 0: not in this kernel.
+ */
+static unsigned long ks_rethook_trampoline __read_mostly;
+static unsigned long ks_fgraph_trampoline __read_mostly;
+static unsigned long ks_kretprobe_trampoline __read_mostly;
+
+/**
+ * ks_set_return_trampolines() - what ks_stack() must not take for a caller
+ * @rethook: arch_rethook_trampoline, or 0
+ * @fgraph: return_to_handler, or 0
+ * @kretprobe: __kretprobe_trampoline, or 0
+ *
+ * Context: module init, before any trace.
+ */
+void ks_set_return_trampolines(unsigned long rethook, unsigned long fgraph,
+			       unsigned long kretprobe)
+{
+	ks_rethook_trampoline = rethook;
+	ks_fgraph_trampoline = fgraph;
+	ks_kretprobe_trampoline = kretprobe;
+}
+
+/*
+ * The caller @ret stands for: a return probe that hooked the call before
+ * kstats' left its trampoline there. Under rethook or a kretprobe the
+ * caller is the one the probe saved (ks_rethook_caller(),
+ * ks_kretprobe_caller()); under the function graph, 0: the unwinder shows
+ * the caller (x86), or better no frame than the trampoline's.
+ */
+static unsigned long notrace ks_caller_of(unsigned long ret)
+{
+	if (!ret || ret == ks_fgraph_trampoline)
+		return 0;
+	if (ret == ks_rethook_trampoline)
+		return ks_rethook_caller(ret);
+	if (ret == ks_kretprobe_trampoline)
+		return ks_kretprobe_caller(ret);
+	return ret;
+}
+
 /**
  * ks_gap_begin() - a call or section starts: GAP-NAME gets the time
  * since the end of the last one on this CPU
@@ -85,7 +129,7 @@ u32 KS_DIRECT_ONLY notrace ks_stack(struct ks_trace *t, enum ks_key_part part,
 	if (!ks_keys_has(t->keys, part))
 		return 0;
 	anchor = *at;
-	anchor.ret = ret;
+	anchor.ret = ks_caller_of(ret);
 	return ks_keys_stack(t->keys, part, &anchor);
 }
 

@@ -76,6 +76,9 @@ static inline void notrace ks_gap_end(struct ks_trace *t, u64 now)
 	this_cpu_write(*t->last_end, now);
 }
 
+void ks_set_return_trampolines(unsigned long rethook, unsigned long fgraph,
+			       unsigned long kretprobe);
+
 /* Only ever called directly: see KS_DIRECT_ONLY. */
 void KS_DIRECT_ONLY ks_gap_begin(struct ks_trace *t, u64 now);
 void KS_DIRECT_ONLY ks_record_span(struct ks_trace *t, struct task_struct *task,

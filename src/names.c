@@ -65,6 +65,29 @@ static int ks_probe_addr(const char *sym, unsigned long *addr)
 }
 
 /**
+ * ks_symbol_addr() - the address of a kernel symbol, probeable or not
+ * @sym: its name
+ *
+ * kprobes looks @sym up before it checks the address, so even a symbol
+ * it refuses to probe (NOKPROBE, entry text) has its address found.
+ *
+ * Context: process context; may sleep.
+ * Return: the address, or 0 for no such symbol.
+ */
+unsigned long ks_symbol_addr(const char *sym)
+{
+	struct kprobe kp = {
+		.symbol_name = sym,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int err = register_kprobe(&kp);
+
+	if (!err)
+		unregister_kprobe(&kp);
+	return err == -ENOENT ? 0 : (unsigned long)kp.addr;
+}
+
+/**
  * ks_resolve() - find a function's address the way kprobes do
  * @name: the trace's NAME, for messages
  * @sym: the function, as kprobes take it (FUNCTION or MODULE:FUNCTION)

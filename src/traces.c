@@ -463,6 +463,8 @@ static struct notifier_block ks_module_nb = {
 /**
  * ks_traces_init() - follow modules and exiting tasks for the traces
  *
+ * And tell the hot path where other tracers' return probes send calls.
+ *
  * Context: module init.
  * Return: 0, or register_module_notifier()'s error.
  */
@@ -470,6 +472,9 @@ int ks_traces_init(void)
 {
 	int err;
 
+	ks_set_return_trampolines(ks_symbol_addr("arch_rethook_trampoline"),
+				  ks_symbol_addr("return_to_handler"),
+				  ks_symbol_addr("__kretprobe_trampoline"));
 	err = register_module_notifier(&ks_module_nb);
 	if (err)
 		return err;

@@ -87,7 +87,17 @@ ctl "remove kp"
     out.append("""show KEY-lk
 flame lk
 ctl "remove lk"
-step other
+""")
+    # The same pair while a return probe of another trace times its
+    # start function, hooked before the pair's kprobe (registered after).
+    for m in function_methods(series, arch):
+        out.append('step pairs-stacked-%s\nctl "trace lk start kst_section_begin end '
+                   'kst_section_end key kstack:3,end-kstack:3"\n'
+                   'ctl "trace rt start kst_section_begin method %s"' % (m, m))
+        for se, n in PAIRS:
+            out.append('tgt "pair %s 1 %d"' % (se, n))
+        out.append('show KEY-lk\nshow rt\nctl "remove rt"\nctl "remove lk"')
+    out.append("""step other
 ctl "trace ko start kst_target_delay key kstack:4 keys 2"
 for p in 1 2 3 4 5; do tgt "path $p 1 2"; done
 show KEY-ko
@@ -459,20 +469,31 @@ def check(logpath):
                         "%s flame %s: kst_path_%d;kst_target_delay at the leaf end" %
                         (meth, flag or "(time)", p), str(vals)[:300])
 
-    # A lock-like pair: kstack,end-kstack gives the four site pairs.
+    # A lock-like pair: kstack,end-kstack gives the four site pairs; the
+    # same with another trace's return probe on the start function, whose
+    # trampoline is no frame (a fresh-user review: it split each row).
+    for name in ["pairs"] + ["pairs-stacked-" + m for m in function_methods(series, arch)]:
+        st = steps.get(name, [])
+        r.check(all(c[1] == "0" for c in ctls(st)), "%s: traces accepted" % name,
+                str(ctls(st)))
+        node = key_nodes(st).get("lk", [None])[0]
+        r.check(node and len(node["rows"]) == 4, "%s: four rows (start site x end site)" % name,
+                str(node and [row["parts"] for row in node["rows"]])[:600])
+        frames = [func(f) for row in (node["rows"] if node else [])
+                  for part in ("kstack", "end-kstack") for f in row["parts"].get(part, [])]
+        r.check(frames and not [f for f in frames if "trampoline" in f or f == "return_to_handler"],
+                "%s: no return trampoline among the frames" % name, str(sorted(set(frames))))
+        for se, n in PAIRS:
+            rows = node and [row for row in node["rows"]
+                             if func(row["parts"].get("kstack", ["", ""])[1]) == "kst_begin_site_" + se[0]
+                             and func(row["parts"].get("end-kstack", ["", ""])[1]) == "kst_end_site_" + se[1]
+                             and func(row["parts"]["kstack"][0]) == "kst_section_begin"
+                             and func(row["parts"]["end-kstack"][0]) == "kst_section_end"]
+            r.check(rows and len(rows) == 1 and rows[0]["count"] == n,
+                    "%s: begin site %s, end site %s: count %d" % (name, se[0], se[1], n),
+                    str(rows))
     st = steps["pairs"]
     node = key_nodes(st).get("lk", [None])[0]
-    r.check(node and len(node["rows"]) == 4, "pairs: four rows (start site x end site)",
-            str(node and len(node["rows"])))
-    for se, n in PAIRS:
-        rows = node and [row for row in node["rows"]
-                         if func(row["parts"].get("kstack", ["", ""])[1]) == "kst_begin_site_" + se[0]
-                         and func(row["parts"].get("end-kstack", ["", ""])[1]) == "kst_end_site_" + se[1]
-                         and func(row["parts"]["kstack"][0]) == "kst_section_begin"
-                         and func(row["parts"]["end-kstack"][0]) == "kst_section_end"]
-        r.check(rows and len(rows) == 1 and rows[0]["count"] == n,
-                "pairs: begin site %s, end site %s: count %d" % (se[0], se[1], n),
-                str(rows))
     if node and flame:
         vals = check_folded(r, "pairs flame", *flames(st).get(("lk", ""), ([], "missing")),
                             node=node, field="total")
