@@ -491,6 +491,9 @@ op read cat $D/bz
 opstart remove sh -c "echo 'remove bz' > $C"
 opstart rmmod rmmod kstats_test_target
 opend remove rmmod
+# One read of bz2 ending after the remove, unless reads are held back.
+n=$(wc -l < /tmp/busy.reads); i=0
+while [ "$(wc -l < /tmp/busy.reads)" -le "$n" ] && [ $i -lt 500 ]; do usleep 10000; i=$((i + 1)); done
 touch /tmp/busy.stop
 wait
 cat /tmp/spin /tmp/busy.reads
