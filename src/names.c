@@ -46,10 +46,12 @@ struct tracepoint *ks_find_tracepoint(const char *name)
 }
 
 /*
- * Where a kprobe on @sym sits, or -ENOENT for no such function and
- * -EINVAL for one kprobes refuse (blacklisted, reserved).
+ * Looks @sym up as kprobes does, with a disabled kprobe registered and
+ * removed again: @addr is where it would sit, set even when kprobes then
+ * refuses it (the lookup comes before the checks). Returns
+ * register_kprobe()'s result: -ENOENT for no such symbol.
  */
-static int ks_probe_addr(const char *sym, unsigned long *addr)
+static int ks_kprobe_lookup(const char *sym, unsigned long *addr)
 {
 	struct kprobe kp = {
 		.symbol_name = sym,
@@ -57,10 +59,24 @@ static int ks_probe_addr(const char *sym, unsigned long *addr)
 	};
 	int err = register_kprobe(&kp);
 
+	if (!err)
+		unregister_kprobe(&kp);
+	*addr = (unsigned long)kp.addr;
+	return err;
+}
+
+/*
+ * Where a kprobe on @sym sits, or -ENOENT for no such function and
+ * -EINVAL for one kprobes refuse (blacklisted, reserved).
+ */
+static int ks_probe_addr(const char *sym, unsigned long *addr)
+{
+	unsigned long at;
+	int err = ks_kprobe_lookup(sym, &at);
+
 	if (err)
 		return err == -EILSEQ || err == -EBUSY ? -EINVAL : err;
-	*addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
+	*addr = at;
 	return 0;
 }
 
@@ -76,15 +92,9 @@ static int ks_probe_addr(const char *sym, unsigned long *addr)
  */
 unsigned long ks_symbol_addr(const char *sym)
 {
-	struct kprobe kp = {
-		.symbol_name = sym,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-	int err = register_kprobe(&kp);
+	unsigned long addr;
 
-	if (!err)
-		unregister_kprobe(&kp);
-	return err == -ENOENT ? 0 : (unsigned long)kp.addr;
+	return ks_kprobe_lookup(sym, &addr) == -ENOENT ? 0 : addr;
 }
 
 /**
@@ -133,15 +143,9 @@ int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 /* Is @sym a function kprobes can find (probeable or not)? */
 static bool ks_function_exists(const char *sym)
 {
-	struct kprobe kp = {
-		.symbol_name = sym,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-	int err = register_kprobe(&kp);
+	unsigned long addr;
 
-	if (!err)
-		unregister_kprobe(&kp);
-	return err != -ENOENT;
+	return ks_kprobe_lookup(sym, &addr) != -ENOENT;
 }
 
 /*
