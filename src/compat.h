@@ -90,9 +90,12 @@ static inline void ks_hrtimer_setup(struct hrtimer *timer,
 #define KS_SCHED_SWITCH_PROTO						\
 	bool preempt, struct task_struct *prev, struct task_struct *next, \
 	unsigned int prev_state
+/* The state prev leaves its CPU in, inside a KS_SCHED_SWITCH_PROTO probe. */
+#define KS_SCHED_SWITCH_STATE	prev_state
 #else
 #define KS_SCHED_SWITCH_PROTO						\
 	bool preempt, struct task_struct *prev, struct task_struct *next
+#define KS_SCHED_SWITCH_STATE	READ_ONCE(prev->__state)
 #endif
 
 /*

@@ -2,8 +2,9 @@
 /*
  * The _control file: "trace NAME [bits B] [start X] [end Y] [method M]
  * [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
- * [comm C] [cpu N]" and "remove NAME". Parsing is a pure function of the
- * line, so it can be tested without attaching anything.
+ * [comm C] [cpu N]", "trace NAME offcpu [state any|S|D] [min NS] [max NS]
+ * [tasks all|user|kernel] ..." and "remove NAME". Parsing is a pure
+ * function of the line, so it can be tested without attaching anything.
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
@@ -20,21 +21,27 @@
 #include "request.h"
 #include "traces.h"
 
-/* "trace NAME" and a "keyword value" pair of each keyword. */
-#define KS_CONTROL_MAX_WORDS	(2 + 2 * ARRAY_SIZE(ks_keywords))
+/* "trace NAME", the kind (offcpu) and a "keyword value" pair of each keyword. */
+#define KS_CONTROL_MAX_WORDS	(3 + 2 * ARRAY_SIZE(ks_keywords))
 /* Two full-length symbol names and the other keywords fit. */
 #define KS_CONTROL_MAX_LEN	(2 * KSYM_NAME_LEN + 256)
 
 static const char * const ks_keywords[] = {
 	"bits", "start", "end", "method", "maxactive",
 	"key", "keys", "slowest", "pid", "tgid", "comm", "cpu",
+	"state", "min", "max", "tasks",
 };
 
 enum ks_keyword {
 	KS_KW_BITS, KS_KW_START, KS_KW_END, KS_KW_METHOD, KS_KW_MAXACTIVE,
 	KS_KW_KEY, KS_KW_KEYS, KS_KW_SLOWEST, KS_KW_PID, KS_KW_TGID,
 	KS_KW_COMM, KS_KW_CPU,
+	/* offcpu only */
+	KS_KW_STATE, KS_KW_MIN, KS_KW_MAX, KS_KW_TASKS,
 };
+
+/* The kind word after NAME: "trace NAME offcpu ...". */
+#define KS_KIND_OFFCPU		"offcpu"
 
 static bool ks_is_tracepoint(const char *sym)
 {
@@ -74,6 +81,7 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 	bool tp_end = req->end[0] && ks_is_tracepoint(req->end);
 	/* Names are checked first: "no such tracepoint" beats "needs an end". */
 	bool unresolved = !req->resolved;
+	int i;
 
 	req->method = req->given_method;
 	if ((req->end[0] && ks_is_function_set(req->start)) ||
@@ -85,6 +93,19 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 	if (req->end[0] && !strcmp(req->start, req->end))
 		return ks_why(req, why, "end %s is the same as start",
 			      req->end_word);
+	if (req->offcpu.on) {
+		/* An off-CPU wait ends in __schedule(): its end has one stack. */
+		if (ks_keys_spec_has(&req->keys, KS_KEY_END_KSTACK))
+			return ks_why(req, why,
+				      "key end-kstack: an off-CPU wait ends in the scheduler; key waker-kstack is the stack that woke it");
+		req->method = KS_METHOD_TRACEPOINT;
+		return 0;
+	}
+	for (i = KS_KEY_WAKER_KSTACK; i < KS_KEY_NR_PARTS; i++)
+		if (ks_keys_spec_has(&req->keys, i))
+			return ks_why(req, why,
+				      "key %s: only an off-CPU wait has a waker (trace NAME offcpu)",
+				      ks_key_part_names[i]);
 	if (!req->end[0] && ks_keys_spec_has(&req->keys, KS_KEY_END_KSTACK))
 		return ks_why(req, why,
 			      "key end-kstack is the stack where a section ends: give end");
@@ -211,22 +232,22 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 		p = match_string(ks_key_part_names, KS_KEY_NR_PARTS, part);
 		if (p < 0)
 			return ks_why(req, why,
-				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], comm, pid, tgid or cpu",
+				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], comm, pid, tgid, cpu, waker-kstack[:DEPTH], waker-comm or waker-pid",
 				      part);
 		if (seen & BIT(p))
 			return ks_why(req, why, "key %s given twice", part);
 		seen |= BIT(p);
 		depth = KS_DEPTH_DEFAULT;
-		if (colon && p > KS_KEY_END_KSTACK)
+		if (colon && !ks_key_part_is_stack(p))
 			return ks_why(req, why,
-				      "key %s:%s: only kstack and end-kstack take a depth",
+				      "key %s:%s: only kstack, end-kstack and waker-kstack take a depth",
 				      part, colon);
 		if (colon && (kstrtouint(colon, 10, &depth) || !depth ||
 			      depth > KS_DEPTH_MAX))
 			return ks_why(req, why, "key %s:%s: depth must be 1..%d",
 				      part, colon, KS_DEPTH_MAX);
-		if (p <= KS_KEY_END_KSTACK)
-			spec->depth[p] = depth;
+		if (ks_key_part_is_stack(p))
+			spec->depth[ks_key_stack_slot(p)] = depth;
 		spec->parts[spec->n_parts++] = p;
 	}
 	return 0;
@@ -252,11 +273,19 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	k = match_string(ks_keywords, ARRAY_SIZE(ks_keywords), key);
 	if (k < 0)
 		return ks_why(req, why,
-			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu)",
+			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu; with offcpu: state, min, max, tasks)",
 			      key);
 	if (*seen & BIT(k))
 		return ks_why(req, why, "keyword %s given twice", key);
 	*seen |= BIT(k);
+	if (k >= KS_KW_STATE && !req->offcpu.on)
+		return ks_why(req, why, "keyword %s is for off-CPU waits: trace NAME offcpu %s ...",
+			      key, key);
+	if (req->offcpu.on && (k == KS_KW_START || k == KS_KW_END ||
+			       k == KS_KW_METHOD))
+		return ks_why(req, why,
+			      "keyword %s: an off-CPU trace has its own probes (sched_switch, sched_waking)",
+			      key);
 	switch (k) {
 	case KS_KW_KEY:
 		return ks_parse_key(req, val, why);
@@ -313,6 +342,26 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 				      val);
 		req->given_method = m;
 		return 0;
+	case KS_KW_STATE:
+		m = match_string(ks_offcpu_state_names, KS_STATE_NR, val);
+		if (m < 0)
+			return ks_why(req, why, "state %s: must be any, S or D", val);
+		req->offcpu.state = m;
+		return 0;
+	case KS_KW_TASKS:
+		m = match_string(ks_offcpu_tasks_names, KS_TASKS_NR, val);
+		if (m < 0)
+			return ks_why(req, why, "tasks %s: must be all, user or kernel", val);
+		req->offcpu.tasks = m;
+		return 0;
+	case KS_KW_MIN:
+		if (kstrtou64(val, 10, &req->offcpu.min_ns))
+			return ks_why(req, why, "min %s: must be a number of ns", val);
+		return 0;
+	case KS_KW_MAX:
+		if (kstrtou64(val, 10, &req->offcpu.max_ns) || !req->offcpu.max_ns)
+			return ks_why(req, why, "max %s: must be a number of ns, 1 or more", val);
+		return 0;
 	default:
 		if (kstrtouint(val, 10, &req->maxactive) || !req->maxactive ||
 		    req->maxactive > KS_MAXACTIVE_MAX)
@@ -320,6 +369,26 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 				      val);
 		return 0;
 	}
+}
+
+/*
+ * "trace NAME offcpu": a wait off CPU, from the switch-out of a task that
+ * sleeps to its switch-in, its parts in BLOCKED-NAME and RUNQ-NAME.
+ */
+static int ks_parse_offcpu(struct ks_trace_req *req, const char **why)
+{
+	enum ks_method hint;
+
+	if (strlen(req->name) > KS_OFFCPU_NAME_MAX) {
+		ks_why(req, why, "offcpu NAME %.16s... is longer than %zu bytes (%d with %s)",
+		       req->name, KS_OFFCPU_NAME_MAX, KSTATS_NAME_MAX,
+		       KS_BLOCKED_PREFIX);
+		return -ENAMETOOLONG;
+	}
+	req->offcpu.on = true;
+	/* What the listing shows; offcpu.c attaches to sched_waking too. */
+	return ks_parse_point(req, "tracepoint:sched_switch", false, &hint,
+			      why);
 }
 
 /* A method asked for by a prefix (kretprobe:F) agrees with the rest. */
@@ -367,7 +436,7 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	enum ks_method hints[2] = { KS_METHOD_DEFAULT, KS_METHOD_DEFAULT };
 	char *words[KS_CONTROL_MAX_WORDS + 1];
 	unsigned int seen = 0;
-	int n = 0, i, err;
+	int n = 0, i, err, first;
 	char *w;
 
 	memset(req, 0, sizeof(*req));
@@ -411,14 +480,21 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	if (n > KS_CONTROL_MAX_WORDS)
 		return ks_why(req, why, "too many words (at most %d): '%s' and after",
 			      (int)KS_CONTROL_MAX_WORDS, words[KS_CONTROL_MAX_WORDS]);
-	if (n % 2) {
+	first = 2;
+	if (n > 2 && !strcmp(words[2], KS_KIND_OFFCPU)) {
+		err = ks_parse_offcpu(req, why);
+		if (err)
+			return err;
+		first = 3;
+	}
+	if ((n - first) % 2) {
 		w = words[n - 1];
 		if (match_string(ks_keywords, ARRAY_SIZE(ks_keywords), w) >= 0)
 			return ks_why(req, why, "keyword %s needs a value", w);
 		return ks_why(req, why, "'%s' is not a keyword; did you mean 'start %s'?",
 			      w, w);
 	}
-	for (i = 2; i < n; i += 2) {
+	for (i = first; i < n; i += 2) {
 		err = ks_parse_pair(req, words[i], words[i + 1], &seen, hints,
 				    why);
 		if (err)
@@ -427,7 +503,7 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	if ((seen & BIT(KS_KW_KEYS)) && !req->keys.n_parts)
 		return ks_why(req, why, "keys %u bounds the rows of a key: give key",
 			      req->keys.rows);
-	if (!req->start[0]) {
+	if (!req->start[0] && !req->offcpu.on) {
 		err = ks_parse_point(req, req->name, false, &hints[0], why);
 		if (err)
 			return err;

@@ -63,10 +63,21 @@ struct ks_stack {
 
 struct ks_row_key {
 	u32 stack[2];		/* kstack, end-kstack: stack ids */
+	u32 waker;		/* waker-*: a waker id */
 	pid_t pid;
 	pid_t tgid;
 	u32 cpu;
 	char comm[TASK_COMM_LEN];
+};
+
+/*
+ * Who woke a blocked task: the waker-* parts of the key, interned at the
+ * wakeup so that the wait carries one id to its end.
+ */
+struct ks_waker {
+	u32 stack;		/* waker-kstack: a stack id */
+	pid_t pid;		/* waker-pid */
+	char comm[TASK_COMM_LEN];	/* waker-comm */
 };
 
 /* count, sum, min, max and one bucket per power of two, in ns. */
@@ -84,6 +95,7 @@ struct ks_slow {
 	pid_t pid;
 	u32 cpu;
 	u32 stack[2];
+	u32 waker;
 	char comm[TASK_COMM_LEN];
 };
 
@@ -93,6 +105,7 @@ struct ks_keys {
 	struct ks_stats *stats;		/* per row */
 	struct ks_stats other;		/* samples whose key did not fit */
 	struct ks_set stacks;		/* of struct ks_stack */
+	struct ks_set wakers;		/* of struct ks_waker, for waker-* */
 	unsigned long __percpu *scratch;	/* KS_CONTEXT_SLOTS stacks per CPU */
 	atomic_t slow_lock;		/* a trylock: handlers never wait */
 	u64 slow_floor;			/* below it, not among the slowest */
@@ -279,13 +292,15 @@ static void ks_stats_show(struct seq_file *m, const char *what,
 static size_t ks_stack_size(const struct ks_keys *k)
 {
 	return sizeof(struct ks_stack) +
-	       max(k->spec.depth[0], k->spec.depth[1]) * sizeof(long);
+	       max3(k->spec.depth[0], k->spec.depth[1], k->spec.depth[2]) *
+	       sizeof(long);
 }
 
 /**
  * ks_keys_stack() - capture the current kernel stack and intern it
  * @k: the trace's keys
- * @part: KS_KEY_KSTACK or KS_KEY_END_KSTACK, for its depth
+ * @part: KS_KEY_KSTACK, KS_KEY_END_KSTACK or KS_KEY_WAKER_KSTACK, for
+ *        its depth
  * @anchor: where the probed kernel's own frames begin, or NULL
  *
  * Drops kstats' frames, then the probe's: up to the frame in @anchor's
@@ -306,7 +321,7 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 	struct ks_stack *key = (struct ks_stack *)(buf + KS_STACK_SCAN);
 	unsigned int n = stack_trace_save(buf, KS_STACK_SCAN, 0);
 	unsigned int first = 0, i, top = min(n, KS_OWN_FRAMES);
-	u32 depth = k->spec.depth[part == KS_KEY_END_KSTACK];
+	u32 depth = k->spec.depth[ks_key_stack_slot(part)];
 	int e;
 
 	for (i = 0; i < top; i++)
@@ -342,11 +357,44 @@ static void notrace ks_copy_comm(char *dst, const struct task_struct *p)
 		dst[i] = p->comm[i];
 }
 
+/**
+ * ks_keys_waker() - intern current as the waker of a blocked task
+ * @k: the trace's keys
+ * @anchor: as for ks_keys_stack(), for waker-kstack
+ *
+ * Only the waker-* parts of the key are taken: with waker-pid alone, all
+ * of a pid's wakeups are one waker.
+ *
+ * Context: a kstats handler in the waker's context (the wakeup's), any
+ * context level, with its slot's guard held.
+ * Return: the waker's id, from 1; 0 if the key has no waker part or a
+ * table is full (the wait's sample then goes to "other").
+ */
+u32 notrace ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor)
+{
+	struct ks_waker w = {};
+	int e;
+
+	if (!ks_keys_has_waker(k))
+		return 0;
+	if (ks_keys_has(k, KS_KEY_WAKER_KSTACK)) {
+		w.stack = ks_keys_stack(k, KS_KEY_WAKER_KSTACK, anchor);
+		if (!w.stack)
+			return 0;
+	}
+	if (ks_keys_has(k, KS_KEY_WAKER_PID))
+		w.pid = current->pid;
+	if (ks_keys_has(k, KS_KEY_WAKER_COMM))
+		ks_copy_comm(w.comm, current);
+	e = ks_set_intern(&k->wakers, &w);
+	return e < 0 ? 0 : e + 1;
+}
+
 /* ------------------------------------------------------------- slowest */
 
 static void notrace ks_slow_offer(struct ks_keys *k, u32 start_stack,
-				  u32 end_stack, struct task_struct *p,
-				  u64 value, u64 now)
+				  u32 end_stack, u32 waker,
+				  struct task_struct *p, u64 value, u64 now)
 {
 	struct ks_slow *s;
 	u32 i, low;
@@ -371,6 +419,7 @@ static void notrace ks_slow_offer(struct ks_keys *k, u32 start_stack,
 	s->cpu = raw_smp_processor_id();
 	s->stack[0] = start_stack;
 	s->stack[1] = end_stack;
+	s->waker = waker;
 	memset(s->comm, 0, sizeof(s->comm));
 	ks_copy_comm(s->comm, p);
 	if (k->slow_n == k->spec.slowest) {
@@ -399,21 +448,19 @@ bool notrace ks_keys_has(const struct ks_keys *k, enum ks_key_part part)
 }
 
 /**
- * ks_keys_record() - add a sample to its row and offer it to the slowest
- * @k: the trace's keys
- * @start_stack: from ks_keys_stack() at the start, or 0
- * @end_stack: from ks_keys_stack() at the end, or 0
- * @p: the task the sample belongs to (for run-queue latency, the woken one)
- * @value: the sample, in ns
- * @now: the sample's end, CLOCK_MONOTONIC ns
+ * ks_keys_has_waker() - whether a trace's rows are keyed by its waker
+ * @k: the trace's keys, or NULL
  *
- * A sample whose row cannot be had (table full, a stack not captured, the
- * same new key being added meanwhile) is counted in the "other" row.
- *
- * Context: a kstats handler, NMI included.
+ * Context: any.
  */
-void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
-			    struct task_struct *p, u64 value, u64 now)
+bool notrace ks_keys_has_waker(const struct ks_keys *k)
+{
+	return k && k->wakers.cap;
+}
+
+static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
+				u32 end_stack, u32 waker,
+				struct task_struct *p, u64 value, u64 now)
 {
 	struct ks_row_key rk = {};
 	bool whole = true;
@@ -422,7 +469,7 @@ void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 
 	/* Without a full list, the floor is 0: the first samples fill it. */
 	if (k->spec.slowest && value > READ_ONCE(k->slow_floor))
-		ks_slow_offer(k, start_stack, end_stack, p, value, now);
+		ks_slow_offer(k, start_stack, end_stack, waker, p, value, now);
 	for (i = 0; i < k->spec.n_parts; i++) {
 		switch (k->spec.parts[i]) {
 		case KS_KEY_KSTACK:
@@ -445,7 +492,9 @@ void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 		case KS_KEY_CPU:
 			rk.cpu = raw_smp_processor_id();
 			break;
-		default:
+		default:	/* the waker's parts: all in one id */
+			rk.waker = waker;
+			whole &= waker != 0;
 			break;
 		}
 	}
@@ -453,6 +502,43 @@ void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 		return;
 	e = whole ? ks_set_intern(&k->rows, &rk) : -1;
 	ks_stats_add(e < 0 ? &k->other : &k->stats[e], value);
+}
+
+/**
+ * ks_keys_record() - add a sample to its row and offer it to the slowest
+ * @k: the trace's keys
+ * @start_stack: from ks_keys_stack() at the start, or 0
+ * @end_stack: from ks_keys_stack() at the end, or 0
+ * @p: the task the sample belongs to (for run-queue latency, the woken one)
+ * @value: the sample, in ns
+ * @now: the sample's end, CLOCK_MONOTONIC ns
+ *
+ * A sample whose row cannot be had (table full, a stack not captured, the
+ * same new key being added meanwhile) is counted in the "other" row.
+ *
+ * Context: a kstats handler, NMI included.
+ */
+void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
+			    struct task_struct *p, u64 value, u64 now)
+{
+	ks_keys_add(k, start_stack, end_stack, 0, p, value, now);
+}
+
+/**
+ * ks_keys_record_woken() - ks_keys_record() for an off-CPU wait
+ * @k: the trace's keys
+ * @stack: the blocked task's stack at its switch-out, or 0
+ * @waker: from ks_keys_waker() at its wakeup, or 0
+ * @p: the task that waited
+ * @value: the wait, in ns
+ * @now: its end, CLOCK_MONOTONIC ns
+ *
+ * Context: a kstats handler, NMI included.
+ */
+void notrace ks_keys_record_woken(struct ks_keys *k, u32 stack, u32 waker,
+				  struct task_struct *p, u64 value, u64 now)
+{
+	ks_keys_add(k, stack, 0, waker, p, value, now);
 }
 
 /**
@@ -475,6 +561,9 @@ const char * const ks_key_part_names[KS_KEY_NR_PARTS] = {
 	[KS_KEY_PID] = "pid",
 	[KS_KEY_TGID] = "tgid",
 	[KS_KEY_CPU] = "cpu",
+	[KS_KEY_WAKER_KSTACK] = "waker-kstack",
+	[KS_KEY_WAKER_COMM] = "waker-comm",
+	[KS_KEY_WAKER_PID] = "waker-pid",
 };
 
 /**
@@ -499,9 +588,9 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
 
 		len += scnprintf(buf + len, size - len, "%s%s", i ? "," : "",
 				 ks_key_part_names[part]);
-		if (part <= KS_KEY_END_KSTACK)
+		if (ks_key_part_is_stack(part))
 			len += scnprintf(buf + len, size - len, ":%u",
-					 spec->depth[part]);
+					 spec->depth[ks_key_stack_slot(part)]);
 	}
 	return len;
 }
@@ -511,8 +600,9 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
  * @spec: what the trace's line asked for
  *
  * Everything a handler will use is allocated here: @spec->rows rows, a
- * table of 2 * (@spec->rows + @spec->slowest) stacks, per-CPU scratch for
- * stack capture.
+ * table of 2 * (@spec->rows + @spec->slowest) stacks (3 * with
+ * waker-kstack), per-CPU scratch for stack capture, and with a waker part
+ * as many wakers as stacks.
  *
  * Context: process context; may sleep.
  * Return: the table, or NULL when out of memory.
@@ -533,15 +623,25 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 		goto err;
 	for (i = 0; i < rows; i++)
 		ks_stats_init(&k->stats[i]);
-	if (ks_keys_has(k, KS_KEY_KSTACK) || ks_keys_has(k, KS_KEY_END_KSTACK)) {
-		/* Each row holds up to two stacks; each slowest sample, two more. */
-		if (ks_set_init(&k->stacks, 2 * (rows + spec->slowest),
+	if (ks_keys_has(k, KS_KEY_KSTACK) || ks_keys_has(k, KS_KEY_END_KSTACK) ||
+	    ks_keys_has(k, KS_KEY_WAKER_KSTACK)) {
+		/* Each row holds up to two stacks (three with the waker's). */
+		u32 per = ks_keys_has(k, KS_KEY_WAKER_KSTACK) ? 3 : 2;
+
+		if (ks_set_init(&k->stacks, per * (rows + spec->slowest),
 				ks_stack_size(k)))
 			goto err;
 		k->scratch = __alloc_percpu(KS_CONTEXT_SLOTS * (KS_STACK_SCAN * sizeof(long) +
 					    k->stacks.key_size + sizeof(long)),
 					    sizeof(long));
 		if (!k->scratch)
+			goto err;
+	}
+	if (ks_keys_has(k, KS_KEY_WAKER_KSTACK) || ks_keys_has(k, KS_KEY_WAKER_COMM) ||
+	    ks_keys_has(k, KS_KEY_WAKER_PID)) {
+		/* Wakers of waits that end filtered out take room too. */
+		if (ks_set_init(&k->wakers, 2 * (rows + spec->slowest),
+				sizeof(struct ks_waker)))
 			goto err;
 	}
 	return k;
@@ -559,6 +659,7 @@ void ks_keys_free(struct ks_keys *k)
 	if (!k)
 		return;
 	free_percpu(k->scratch);
+	ks_set_free(&k->wakers);
 	ks_set_free(&k->stacks);
 	ks_set_free(&k->rows);
 	kvfree(k->stats);
@@ -578,6 +679,7 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 	return kmalloc_size_roundup(struct_size(k, slow, k->spec.slowest)) +
 	       ks_table_bytes(array_size(k->rows.cap, sizeof(*k->stats))) +
 	       ks_set_bytes(&k->rows) +
+	       (k->wakers.cap ? ks_set_bytes(&k->wakers) : 0) +
 	       (k->scratch ? ks_set_bytes(&k->stacks) +
 		num_possible_cpus() * KS_CONTEXT_SLOTS *
 		(KS_STACK_SCAN * sizeof(long) + k->stacks.key_size +
@@ -624,13 +726,38 @@ static void ks_show_stack(struct seq_file *m, const struct ks_keys *k,
 	u32 i;
 
 	seq_printf(m, "\t%s\n", ks_key_part_names[part]);
-	if (!id) {
+	if (!id || id > ks_set_size(&k->stacks)) {
 		seq_puts(m, "\t\t[not captured]\n");
 		return;
 	}
 	s = ks_set_key(&k->stacks, id - 1);
 	for (i = 0; i < s->nr; i++)
 		seq_printf(m, "\t\t%pS\n", (void *)s->frame[i]);
+}
+
+/* A waker part, as the blocked task's are shown. */
+static void ks_show_waker(struct seq_file *m, const struct ks_keys *k,
+			  enum ks_key_part part, u32 id)
+{
+	const struct ks_waker *w;
+
+	if (!id || id > ks_set_size(&k->wakers)) {
+		if (part == KS_KEY_WAKER_KSTACK)
+			ks_show_stack(m, k, part, 0);
+		else
+			seq_printf(m, "\t%s [not captured]\n", ks_key_part_names[part]);
+		return;
+	}
+	w = ks_set_key(&k->wakers, id - 1);
+	if (part == KS_KEY_WAKER_KSTACK) {
+		ks_show_stack(m, k, part, w->stack);
+	} else if (part == KS_KEY_WAKER_PID) {
+		seq_printf(m, "\twaker-pid %d\n", w->pid);
+	} else {
+		seq_puts(m, "\twaker-comm ");
+		seq_escape(m, w->comm, " \t\n\\");
+		seq_putc(m, '\n');
+	}
 }
 
 static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
@@ -657,8 +784,11 @@ static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
 		case KS_KEY_TGID:
 			seq_printf(m, "\ttgid %d\n", rk->tgid);
 			break;
-		default:
+		case KS_KEY_CPU:
 			seq_printf(m, "\tcpu %u\n", rk->cpu);
+			break;
+		default:
+			ks_show_waker(m, k, part, rk->waker);
 			break;
 		}
 	}
@@ -674,6 +804,8 @@ static void ks_show_slow(struct seq_file *m, const struct ks_keys *k,
 		ks_show_stack(m, k, KS_KEY_KSTACK, s->stack[0]);
 	if (ks_keys_has(k, KS_KEY_END_KSTACK))
 		ks_show_stack(m, k, KS_KEY_END_KSTACK, s->stack[1]);
+	if (ks_keys_has(k, KS_KEY_WAKER_KSTACK))
+		ks_show_waker(m, k, KS_KEY_WAKER_KSTACK, s->waker);
 }
 
 /* Items: 0 the header, then rows, other, the slowest. */
@@ -802,4 +934,8 @@ NOKPROBE_SYMBOL(ks_keys_stack);
 NOKPROBE_SYMBOL(ks_slow_offer);
 NOKPROBE_SYMBOL(ks_copy_comm);
 NOKPROBE_SYMBOL(ks_keys_has);
+NOKPROBE_SYMBOL(ks_keys_waker);
+NOKPROBE_SYMBOL(ks_keys_has_waker);
+NOKPROBE_SYMBOL(ks_keys_add);
 NOKPROBE_SYMBOL(ks_keys_record);
+NOKPROBE_SYMBOL(ks_keys_record_woken);

@@ -25,6 +25,10 @@ enum ks_key_part {
 	KS_KEY_PID,
 	KS_KEY_TGID,
 	KS_KEY_CPU,		/* where the sample ends */
+	/* Off-CPU waits: who woke the blocked task, at its wakeup. */
+	KS_KEY_WAKER_KSTACK,	/* the waker's kernel stack */
+	KS_KEY_WAKER_COMM,
+	KS_KEY_WAKER_PID,
 	KS_KEY_NR_PARTS,
 };
 
@@ -39,7 +43,7 @@ enum ks_key_part {
 struct ks_key_spec {
 	u8 n_parts;			/* 0: no keyed rows */
 	u8 parts[KS_KEY_NR_PARTS];	/* in the order written */
-	u8 depth[2];			/* frames of kstack, end-kstack */
+	u8 depth[3];			/* frames of kstack, end-kstack, waker-kstack */
 	u16 rows;			/* keys N */
 	u8 slowest;			/* slowest N */
 };
@@ -96,6 +100,24 @@ struct ks_keys;
 
 extern const char * const ks_key_part_names[KS_KEY_NR_PARTS];
 
+/* Which of a spec's depth[] a stack part takes. */
+static inline unsigned int ks_key_stack_slot(enum ks_key_part part)
+{
+	return part == KS_KEY_WAKER_KSTACK ? 2 : part == KS_KEY_END_KSTACK;
+}
+
+/* Whether @part is a stack, which takes a depth. */
+static inline bool ks_key_part_is_stack(enum ks_key_part part)
+{
+	return part <= KS_KEY_END_KSTACK || part == KS_KEY_WAKER_KSTACK;
+}
+
+/* Whether @part is one of the waker's (offcpu traces only). */
+static inline bool ks_key_part_is_waker(enum ks_key_part part)
+{
+	return part >= KS_KEY_WAKER_KSTACK;
+}
+
 /* Whether @spec keys rows by @part. */
 static inline bool ks_keys_spec_has(const struct ks_key_spec *spec,
 				    enum ks_key_part part)
@@ -112,10 +134,14 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec);
 void ks_keys_free(struct ks_keys *k);
 size_t ks_keys_bytes(const struct ks_keys *k);
 bool ks_keys_has(const struct ks_keys *k, enum ks_key_part part);
+bool ks_keys_has_waker(const struct ks_keys *k);
 u32 ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 		  const struct ks_anchor *anchor);
+u32 ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor);
 void ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 		    struct task_struct *p, u64 value, u64 now);
+void ks_keys_record_woken(struct ks_keys *k, u32 stack, u32 waker,
+			  struct task_struct *p, u64 value, u64 now);
 unsigned long ks_keys_other(const struct ks_keys *k);
 int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec);
 extern const struct file_operations ks_keys_fops;

@@ -13,13 +13,18 @@
 #include "trace.h"
 
 struct ks_anchor;
+struct seq_file;
 struct tracepoint;
 
 /**
  * struct ks_method_ops - what a method does for the trace registry
  * @method: what the listing says it attached with
  * @priv_size: bytes of its own at the end of each trace, zeroed
+ * @part_prefix: optional: nodes PREFIXNAME that the registry makes for
+ *               parts of each sample (t->part[]), beside NAME and GAP-NAME
  * @starts: its sections keep their starts in a start table (t->starts)
+ * @starts_default: optional: the maxactive (start-table size) of a line
+ *                  that gives none, instead of the registry's default
  * @maxactive_unused: it keeps no instances: maxactive does not apply
  * @claims: whether it attaches what @req asks for: the registry takes the
  *          first method of ks_methods[] that does. Pure function of @req.
@@ -37,6 +42,8 @@ struct tracepoint;
  *         pools, probe structures), besides the trace itself
  * @module_going: optional: a module that @t probes is going away
  * @free: optional: frees what @attach allocated, attached or not
+ * @list: optional: what the trace's line of the _control listing adds,
+ *        as " keyword value" pairs
  *
  * All but @claims and @missed are called under the registry's lock or
  * before the trace is on its list: one at a time for a trace.
@@ -44,7 +51,9 @@ struct tracepoint;
 struct ks_method_ops {
 	enum ks_method method;
 	size_t priv_size;
+	const char *part_prefix[KS_PARTS_MAX];
 	bool starts;
+	unsigned int starts_default;
 	bool maxactive_unused;
 	bool (*claims)(const struct ks_trace_req *req);
 	int (*resolve)(struct ks_trace *t);
@@ -54,6 +63,7 @@ struct ks_method_ops {
 	size_t (*bytes)(const struct ks_trace *t);
 	void (*module_going)(struct ks_trace *t);
 	void (*free)(struct ks_trace *t);
+	void (*list)(struct seq_file *m, const struct ks_trace *t);
 };
 
 extern const struct ks_method_ops ks_kretprobe_ops;	/* function.c */
@@ -61,6 +71,7 @@ extern const struct ks_method_ops ks_fprobe_ops;	/* function.c */
 extern const struct ks_method_ops ks_kprobe_pair_ops;	/* kprobe_pair.c */
 extern const struct ks_method_ops ks_tracepoint_pair_ops; /* tracepoint_pair.c */
 extern const struct ks_method_ops ks_runq_ops;		/* runq.c */
+extern const struct ks_method_ops ks_offcpu_ops;	/* offcpu.c */
 
 /* Tracepoint probes of a pair, for tracepoint_pair.c and runq.c. */
 struct ks_tp_probe {

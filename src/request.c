@@ -13,6 +13,15 @@ const char *const ks_method_names[KS_METHOD_NR] = {
 	[KS_METHOD_TRACEPOINT] = "tracepoint",
 };
 
+const char *const ks_offcpu_state_names[KS_STATE_NR] = {
+	[KS_STATE_ANY] = "any", [KS_STATE_S] = "S", [KS_STATE_D] = "D",
+};
+
+const char *const ks_offcpu_tasks_names[KS_TASKS_NR] = {
+	[KS_TASKS_ALL] = "all", [KS_TASKS_USER] = "user",
+	[KS_TASKS_KERNEL] = "kernel",
+};
+
 /* Refusals: room for a script's burst, not for a loop. */
 DEFINE_RATELIMIT_STATE(ks_refusal_rs, 5 * HZ, 100);
 

@@ -18,6 +18,10 @@
 #define KS_GAP_PREFIX		"GAP-"
 /* KEY-NAME: keyed rows and slowest samples; as long as GAP-. */
 #define KS_KEY_PREFIX		"KEY-"
+/* An off-CPU trace's halves: switch-out to wakeup, wakeup to switch-in. */
+#define KS_BLOCKED_PREFIX	"BLOCKED-"
+#define KS_RUNQ_PREFIX		"RUNQ-"
+#define KS_OFFCPU_NAME_MAX	(KSTATS_NAME_MAX - (sizeof(KS_BLOCKED_PREFIX) - 1))
 #define KS_TRACE_NAME_MAX	(KSTATS_NAME_MAX - (sizeof(KS_GAP_PREFIX) - 1))
 #define KS_TP_PREFIX		"__tracepoint_"
 #define KS_MAXACTIVE_MAX	4096
@@ -53,6 +57,35 @@ enum ks_control_op {
 	KS_OP_REMOVE,
 };
 
+/* Which sleeps an off-CPU trace times: "state any|S|D". */
+enum ks_offcpu_state {
+	KS_STATE_ANY,		/* any state that leaves the run queue */
+	KS_STATE_S,		/* TASK_INTERRUPTIBLE */
+	KS_STATE_D,		/* TASK_UNINTERRUPTIBLE, not TASK_IDLE (ps's D) */
+	KS_STATE_NR,
+};
+
+/* Whose waits: "tasks all|user|kernel" (bcc's -u and -k). */
+enum ks_offcpu_tasks {
+	KS_TASKS_ALL,
+	KS_TASKS_USER,		/* not PF_KTHREAD */
+	KS_TASKS_KERNEL,	/* PF_KTHREAD */
+	KS_TASKS_NR,
+};
+
+/* As _control and the listing spell them. */
+extern const char *const ks_offcpu_state_names[KS_STATE_NR];
+extern const char *const ks_offcpu_tasks_names[KS_TASKS_NR];
+
+/* "trace NAME offcpu [state S] [min NS] [max NS] [tasks T]". */
+struct ks_offcpu_req {
+	bool on;
+	u8 state;		/* enum ks_offcpu_state */
+	u8 tasks;		/* enum ks_offcpu_tasks */
+	u64 min_ns;		/* a wait shorter is no sample */
+	u64 max_ns;		/* a wait longer is no sample; 0: no bound */
+};
+
 /* One parsed _control command. */
 struct ks_trace_req {
 	enum ks_control_op op;
@@ -72,6 +105,7 @@ struct ks_trace_req {
 	char end_word[KSYM_NAME_LEN];
 	struct ks_key_spec keys;	/* key, keys, slowest */
 	struct ks_filter filter;	/* pid, tgid, comm, cpu */
+	struct ks_offcpu_req offcpu;	/* the offcpu word and its keywords */
 	bool resolved;			/* by ks_resolve_points() */
 	char why[160];			/* the parser's reason for a refusal */
 };

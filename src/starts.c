@@ -272,6 +272,19 @@ again:
 	return true;
 }
 
+/**
+ * ks_starts_holds() - whether @key has a start in the table
+ * @st: the table
+ * @key: the task
+ *
+ * Context: any, NMI included.
+ */
+bool notrace ks_starts_holds(struct ks_starts *st, const void *key)
+{
+	return ks_starts_depth(st, ks_home(st, key), key);
+}
+
+NOKPROBE_SYMBOL(ks_starts_holds);
 NOKPROBE_SYMBOL(ks_starts_depth);
 NOKPROBE_SYMBOL(ks_starts_claim);
 NOKPROBE_SYMBOL(ks_starts_push);

@@ -25,5 +25,6 @@ bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts, u32 tag,
 int ks_starts_push(struct ks_starts *st, const void *key, u64 ts, u32 tag);
 bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts, u32 *tag);
 void ks_starts_drop(struct ks_starts *st, const void *key);
+bool ks_starts_holds(struct ks_starts *st, const void *key);
 
 #endif /* _KSTATS_STARTS_H */

@@ -21,6 +21,9 @@ struct kstats;
 struct ks_method_ops;
 struct ks_starts;
 
+/* Nodes a method may add for the parts of each sample. */
+#define KS_PARTS_MAX	2
+
 struct ks_trace {
 	struct list_head list;	/* on ks_traces: RCU, writers under ks_trace_lock */
 	struct ks_trace_req req;	/* as written, with defaults applied */
@@ -31,6 +34,8 @@ struct ks_trace {
 	bool gone;		/* its module was unloaded */
 	struct kstats *dur;
 	struct kstats *gap;
+	/* Each sample's parts, as the method names them (ops->part_prefix). */
+	struct kstats *part[KS_PARTS_MAX];
 	struct ks_keys *keys;	/* keyed rows and slowest samples, or NULL */
 	struct dentry *key_node;	/* KEY-NAME */
 	/* Where the probe's own frames end in a stack: start, end, new task. */

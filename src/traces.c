@@ -29,6 +29,7 @@
 
 /* The methods, most specific first: a trace takes the first that claims it. */
 static const struct ks_method_ops *const ks_methods[] = {
+	&ks_offcpu_ops,		/* trace NAME offcpu */
 	&ks_runq_ops,		/* a tracepoint pair of the scheduler's */
 	&ks_tracepoint_pair_ops,
 	&ks_kprobe_pair_ops,
@@ -130,6 +131,11 @@ static size_t ks_trace_bytes(const struct ks_trace *t)
 	size_t bytes = sizeof(*t) + t->ops->priv_size + ks_hist_bytes(t->dur) +
 		       ks_hist_bytes(t->gap) + cpus * sizeof(u64) +
 		       ks_starts_bytes(t->starts);
+	unsigned int i;
+
+	for (i = 0; i < KS_PARTS_MAX; i++)
+		if (t->part[i])
+			bytes += ks_hist_bytes(t->part[i]);
 
 	if (t->ops->bytes)
 		bytes += t->ops->bytes(t);
@@ -152,9 +158,13 @@ static unsigned int ks_default_maxactive(void)
 
 static void ks_trace_free(struct ks_trace *t)
 {
+	unsigned int i;
+
 	/* Waits for readers of KEY-NAME, which use t->keys. */
 	debugfs_remove(t->key_node);
 	ks_keys_free(t->keys);
+	for (i = 0; i < KS_PARTS_MAX; i++)
+		kstats_delete(t->part[i]);
 	kstats_delete(t->gap);
 	kstats_delete(t->dur);
 	ks_starts_free(t->starts);
@@ -178,7 +188,7 @@ static struct ks_trace *ks_trace_find(const char *name)
 static struct kstats *ks_trace_node(struct ks_trace *t, const char *prefix)
 {
 	/* The parser keeps prefix and name within KSTATS_NAME_MAX. */
-	char name[sizeof(KS_GAP_PREFIX) + sizeof(t->req.name)];
+	char name[sizeof(KS_BLOCKED_PREFIX) + sizeof(t->req.name)];
 	char who[sizeof("trace ") + sizeof(t->req.name)];
 
 	snprintf(name, sizeof(name), "%s%s", prefix, t->req.name);
@@ -187,9 +197,20 @@ static struct kstats *ks_trace_node(struct ks_trace *t, const char *prefix)
 			 ks_trace_missed_cb, t);
 }
 
-/* NAME, GAP-NAME and, with a key, KEY-NAME; under ks_trace_lock. */
+/* NAME, GAP-NAME, the method's parts and, with a key, KEY-NAME; under ks_trace_lock. */
 static int ks_trace_nodes(struct ks_trace *t)
 {
+	unsigned int i;
+
+	for (i = 0; i < KS_PARTS_MAX && t->ops->part_prefix[i]; i++) {
+		t->part[i] = ks_trace_node(t, t->ops->part_prefix[i]);
+		if (IS_ERR(t->part[i])) {
+			int err = PTR_ERR(t->part[i]);
+
+			t->part[i] = NULL;
+			return err;
+		}
+	}
 	t->dur = ks_trace_node(t, "");
 	if (IS_ERR(t->dur)) {
 		int err = PTR_ERR(t->dur);
@@ -233,7 +254,7 @@ static struct ks_trace *ks_trace_alloc(const struct ks_trace_req *req,
 	t->ops = ops;
 	t->req = *req;
 	if (!t->req.maxactive)
-		t->req.maxactive = ks_default_maxactive();
+		t->req.maxactive = ops->starts_default ?: ks_default_maxactive();
 	t->last_end = alloc_percpu(u64);
 	if (!t->last_end)
 		goto err;
@@ -334,6 +355,7 @@ err_unlock:
  */
 static void ks_trace_destroy(struct ks_trace *t)
 {
+	unsigned int i;
 	int err;
 
 	err = t->ops->detach(t);
@@ -348,6 +370,9 @@ static void ks_trace_destroy(struct ks_trace *t)
 		       t->req.name, err);
 		WRITE_ONCE(t->dur->active, false);
 		WRITE_ONCE(t->gap->active, false);
+		for (i = 0; i < KS_PARTS_MAX; i++)
+			if (t->part[i])
+				WRITE_ONCE(t->part[i]->active, false);
 		__module_get(THIS_MODULE);
 		return;
 	}
@@ -419,6 +444,8 @@ void ks_trace_list(struct seq_file *m)
 		}
 		if (f->has & KS_FILTER_CPU)
 			seq_printf(m, " cpu %u", f->cpu);
+		if (t->ops->list)
+			t->ops->list(m, t);
 		seq_printf(m, "%s\n", t->gone ? " gone" : "");
 	}
 	mutex_unlock(&ks_trace_lock);

@@ -45,6 +45,14 @@
  *	timed N GAP_US 1	the same, each call followed by a timed call
  *				of kst_target_twin(); the line ends
  *				"twin_p50 NS twin_p90 NS"
+ *	offcpu_thread US N	N waits of the writer on a completion in
+ *				kst_wait_thread() (uninterruptible), each
+ *				completed by a kthread in kst_wake_thread(),
+ *				US after it saw the writer off CPU, asleep
+ *	offcpu_timer US N	the same, kst_wait_timer() woken by a HARD
+ *				hrtimer in kst_wake_timer() (hardirq)
+ *	offcpu_sleep US N	the same as offcpu_thread, interruptible:
+ *				kst_wait_sleep(), woken in kst_wake_sleep()
  *	clear			forget the measurements below
  *
  * Every call (outermost call for recurse, begin..end for the sections)
@@ -59,7 +67,9 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/completion.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -188,6 +198,147 @@ static void kst_irq_section(unsigned int us, bool whole)
 	kst_section_end();
 	kst_note(t0);
 	preempt_enable();
+}
+
+/*
+ * Off-CPU waits of known cause and length: the writer waits on a
+ * completion in a kst_wait_*() function, and a waker completes it from a
+ * kst_wake_*() function once it has seen the writer off CPU, asleep, for
+ * US: each wait is blocked for at least US.
+ */
+static DEFINE_MUTEX(kst_offcpu_lock);	/* one writer's waits at a time */
+static struct {
+	struct completion done;
+	struct task_struct *waiter;
+	unsigned int state;	/* the waiter's: TASK_(UN)INTERRUPTIBLE */
+	unsigned int us, n;
+	bool seen;		/* the timer saw the waiter asleep */
+	struct hrtimer timer;
+} kst_offcpu;
+
+/* Each barrier() keeps its call from becoming a tail call: a frame of its own. */
+noinline void kst_wait_thread(void)
+{
+	wait_for_completion(&kst_offcpu.done);
+	barrier();
+}
+
+noinline void kst_wait_timer(void)
+{
+	wait_for_completion(&kst_offcpu.done);
+	barrier();
+}
+
+noinline void kst_wait_sleep(void)
+{
+	/* The test sends no signal: the wait ends with its completion. */
+	if (wait_for_completion_interruptible(&kst_offcpu.done))
+		pr_warn("%s: interrupted\n", __func__);
+	barrier();
+}
+
+noinline void kst_wake_thread(void)
+{
+	complete(&kst_offcpu.done);
+	barrier();
+}
+
+noinline void kst_wake_timer(void)
+{
+	complete(&kst_offcpu.done);
+	barrier();
+}
+
+noinline void kst_wake_sleep(void)
+{
+	complete(&kst_offcpu.done);
+	barrier();
+}
+
+/* Switched out, asleep: its wait has started. */
+static bool kst_waiter_asleep(void)
+{
+	struct task_struct *p = kst_offcpu.waiter;
+
+	return READ_ONCE(p->__state) == kst_offcpu.state && !READ_ONCE(p->on_cpu);
+}
+
+static int kst_waker_fn(void *arg)
+{
+	unsigned int i;
+	u64 t0;
+
+	for (i = 0; i < kst_offcpu.n && !kthread_should_stop(); i++) {
+		while (!kst_waiter_asleep() && !kthread_should_stop())
+			usleep_range(20, 50);
+		t0 = kst_now();
+		while (kst_now() - t0 < (u64)kst_offcpu.us * NSEC_PER_USEC)
+			usleep_range(kst_offcpu.us, kst_offcpu.us + 50);
+		if (kst_offcpu.state == TASK_INTERRUPTIBLE)
+			kst_wake_sleep();
+		else
+			kst_wake_thread();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 100 + 1);
+	return 0;
+}
+
+/* HARD: in hardirq, on PREEMPT_RT too. */
+static enum hrtimer_restart kst_offcpu_timer_fn(struct hrtimer *timer)
+{
+	if (!kst_offcpu.seen) {
+		bool asleep = kst_waiter_asleep();
+
+		kst_offcpu.seen = asleep;
+		hrtimer_set_expires(timer, ktime_add_us(ktime_get(),
+							asleep ? kst_offcpu.us : 20));
+		return HRTIMER_RESTART;
+	}
+	kst_wake_timer();
+	return HRTIMER_NORESTART;
+}
+
+static int kst_offcpu_run(const char *cmd, unsigned int us, unsigned int n)
+{
+	struct task_struct *waker = NULL;
+	bool timer = !strcmp(cmd, "offcpu_timer");
+	unsigned int i;
+	u64 t0;
+
+	mutex_lock(&kst_offcpu_lock);
+	init_completion(&kst_offcpu.done);
+	kst_offcpu.waiter = current;
+	kst_offcpu.state = strcmp(cmd, "offcpu_sleep") ? TASK_UNINTERRUPTIBLE :
+							 TASK_INTERRUPTIBLE;
+	kst_offcpu.us = us;
+	kst_offcpu.n = n;
+	if (!timer) {
+		waker = kthread_run(kst_waker_fn, NULL, "kst_waker");
+		if (IS_ERR(waker)) {
+			mutex_unlock(&kst_offcpu_lock);
+			return PTR_ERR(waker);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		t0 = kst_now();
+		if (timer) {
+			kst_offcpu.seen = false;
+			hrtimer_start(&kst_offcpu.timer, ns_to_ktime(20 * NSEC_PER_USEC),
+				      HRTIMER_MODE_REL_HARD);
+			kst_wait_timer();
+			hrtimer_cancel(&kst_offcpu.timer);
+		} else if (kst_offcpu.state == TASK_INTERRUPTIBLE) {
+			kst_wait_sleep();
+		} else {
+			kst_wait_thread();
+		}
+		kst_note(t0);
+	}
+	if (waker)
+		kthread_stop(waker);
+	mutex_unlock(&kst_offcpu_lock);
+	return 0;
 }
 
 noinline notrace void kst_target_notrace(void)
@@ -457,6 +608,10 @@ static int kst_run(char *line)
 			 a, ktime_get_ns() - t0);
 	} else if (!strcmp(cmd, "timed") && (n == 3 || (n == 4 && c == 1)) && a) {
 		return kst_timed(a, b, n == 4);
+	} else if (!strncmp(cmd, "offcpu_", 7) && n == 3 && a && b &&
+		   (!strcmp(cmd, "offcpu_thread") || !strcmp(cmd, "offcpu_timer") ||
+		    !strcmp(cmd, "offcpu_sleep"))) {
+		return kst_offcpu_run(cmd, a, b);
 	} else if (!strcmp(cmd, "bench_pair") && n == 2) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < a; i++) {
@@ -514,6 +669,8 @@ static int __init kst_init(void)
 {
 	hrtimer_setup(&kst_irq_timer, kst_irq_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_setup(&kst_offcpu.timer, kst_offcpu_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_HARD);
 	kst_file = debugfs_create_file("kstats_test_target", 0600, NULL, NULL,
 				       &kst_fops);
 	return PTR_ERR_OR_ZERO(kst_file);
@@ -523,6 +680,7 @@ static void __exit kst_exit(void)
 {
 	debugfs_remove(kst_file);
 	hrtimer_cancel(&kst_irq_timer);
+	hrtimer_cancel(&kst_offcpu.timer);
 }
 
 module_init(kst_init);

@@ -24,5 +24,12 @@ void kst_section_end(void);
 void kst_target_notrace(void);
 void kst_target_null(void);
 void kst_target_twin(void);
+/* Off-CPU waits (offcpu_*): where the writer waits, where it is woken. */
+void kst_wait_thread(void);
+void kst_wait_timer(void);
+void kst_wait_sleep(void);
+void kst_wake_thread(void);
+void kst_wake_timer(void);
+void kst_wake_sleep(void);
 
 #endif /* _KSTATS_TEST_TARGET_H */

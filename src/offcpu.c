@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Off-CPU waits, as bcc's offcputime and offwaketime time them: from the
+ * switch-out of a task that goes to sleep (sched_switch, prev not
+ * runnable) to its next switch-in (sched_switch, next). NAME holds the
+ * whole wait; BLOCKED-NAME its part up to the wakeup (sched_waking) and
+ * RUNQ-NAME the rest, spent runnable on a run queue, over the same
+ * samples: the two add up to NAME's, sample by sample.
+ *
+ * The wakeup is taken in the waker's context (try_to_wake_up() calls
+ * sched_waking there), so the waker-* key parts are the task, or the
+ * interrupt, that woke the wait. A start table keeps each blocked task's
+ * switch-out and stack (t->starts), a second one its wakeup and waker.
+ *
+ * A wait whose wakeup came before its switch-out was done (the waker ran
+ * while the task was still in __schedule()) has no wakeup of its own:
+ * it was runnable all along, so all of it is run-queue time and it has
+ * no waker; keyed by a waker part, it goes to "other".
+ *
+ * Tracepoint probes keep themselves on their CPU: see tracepoint_pair.c.
+ */
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/tracepoint.h>
+
+#include "hotpath.h"
+#include "method.h"
+#include "names.h"
+#include "starts.h"
+
+/* Its probes, and each blocked task's wakeup: when, and the waker's id. */
+struct ks_offcpu {
+	struct ks_tp_probe probe[2];	/* sched_switch, sched_waking */
+	struct ks_starts *wakes;
+};
+
+#define KS_OFFCPU_SWITCH	0
+#define KS_OFFCPU_WAKING	1
+
+static struct ks_offcpu *ks_offcpu(const struct ks_trace *t)
+{
+	return ks_trace_priv(t);
+}
+
+/* Whether a task leaving its CPU in @state starts a wait the line asks for. */
+static __always_inline bool ks_offcpu_state(const struct ks_offcpu_req *o,
+					    unsigned int state)
+{
+	/* A task's last switch-out (TASK_DEAD) starts no wait. */
+	if (!state || (state & TASK_DEAD))
+		return false;
+	switch (o->state) {
+	case KS_STATE_S:
+		return state & TASK_INTERRUPTIBLE;
+	case KS_STATE_D:
+		/* As ps: TASK_IDLE (a kworker waiting for work) is not D. */
+		return (state & TASK_UNINTERRUPTIBLE) && !(state & TASK_NOLOAD);
+	default:
+		return true;
+	}
+}
+
+/* Whether the filters admit a wait of @p starting on this CPU. */
+static __always_inline bool ks_offcpu_admits(const struct ks_trace *t,
+					     const struct task_struct *p)
+{
+	const struct ks_offcpu_req *o = &t->req.offcpu;
+	bool kthread = p->flags & PF_KTHREAD;
+
+	if ((o->tasks == KS_TASKS_USER && kthread) ||
+	    (o->tasks == KS_TASKS_KERNEL && !kthread))
+		return false;
+	return ks_filter_task(&t->req.filter, p) && ks_filter_cpu(&t->req.filter);
+}
+
+/* A wait of @p from @out to @now ends, woken at @wake if @woke. */
+static void notrace ks_offcpu_end(struct ks_trace *t, struct task_struct *p,
+				  u64 out, bool woke, u64 wake, u64 now,
+				  u32 stack, u32 waker)
+{
+	const struct ks_offcpu_req *o = &t->req.offcpu;
+	u64 whole, blocked;
+
+	if (unlikely(now < out)) {
+		ks_lost(t, &t->negative);
+		return;
+	}
+	whole = now - out;
+	/* As offcputime's -m and -M: neither a sample nor a miss. */
+	if (whole < o->min_ns || (o->max_ns && whole > o->max_ns))
+		return;
+	blocked = woke && wake >= out && wake <= now ? wake - out : 0;
+	kstats_record(t->dur, whole);
+	kstats_record(t->part[0], blocked);
+	kstats_record(t->part[1], whole - blocked);
+	if (t->keys && READ_ONCE(t->dur->active))
+		ks_keys_record_woken(t->keys, stack, waker, p, whole, now);
+}
+
+/*
+ * __schedule() calls sched_switch with interrupts off, on every kernel:
+ * nothing of kstats' can be under way in this context slot, but a
+ * nested hit is still handled, and counted.
+ */
+static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
+{
+	struct ks_trace *t = data;
+	struct ks_offcpu *oc = ks_offcpu(t);
+	/* 6.1 passes the state read before a pending signal woke prev. */
+	bool sleeps = !preempt && !is_idle_task(prev) &&
+		      READ_ONCE(prev->__state) != TASK_RUNNING &&
+		      ks_offcpu_state(&t->req.offcpu, KS_SCHED_SWITCH_STATE) &&
+		      ks_offcpu_admits(t, prev);
+	u8 *busy = ks_enter();
+	u64 now, out, wake;
+	u32 stack, waker;
+	bool woke;
+
+	if (!busy) {
+		/* A start left here would pair with a later switch-in. */
+		if (ks_starts_take(t->starts, next, &out, &stack)) {
+			ks_starts_take(oc->wakes, next, &wake, &waker);
+			ks_lost(t, &t->nested_end);
+		}
+		if (sleeps)
+			ks_lost(t, &t->nested_start);
+		return;
+	}
+	now = ks_now();
+	/* No start: the wait began before the trace, or was filtered out. */
+	if (!is_idle_task(next) && ks_starts_take(t->starts, next, &out, &stack)) {
+		woke = ks_starts_take(oc->wakes, next, &wake, &waker);
+		ks_offcpu_end(t, next, out, woke, wake, now, stack,
+			      woke ? waker : 0);
+		ks_gap_end(t, now);
+	}
+	if (sleeps) {
+		/* next's wait ended at now; prev's starts after its stack. */
+		stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
+		if (t->keys)
+			now = ks_now();
+		ks_gap_begin(t, now);
+		ks_put_start(t, prev, now, stack, true);
+	}
+	ks_leave(busy);
+}
+
+/*
+ * try_to_wake_up() calls sched_waking in the waker's context, under
+ * p->pi_lock, once it has found p in a state it wakes: p is then woken.
+ * p's switch-in comes after this returns; its switch-out, if p is still
+ * in __schedule(), may not have been seen yet, and then this wakeup is
+ * not the wait's (see the top of the file).
+ */
+static void notrace ks_offcpu_waking(void *data, struct task_struct *p)
+{
+	struct ks_trace *t = data;
+	struct ks_offcpu *oc = ks_offcpu(t);
+	u8 *busy;
+	u32 waker;
+	u64 now;
+
+	preempt_disable_notrace();
+	if (!ks_starts_holds(t->starts, p))
+		goto out;
+	busy = ks_enter();
+	if (!busy) {
+		/* The wait would have no wakeup: it goes, counted. */
+		ks_starts_drop(t->starts, p);
+		ks_lost(t, &t->nested_start);
+		goto out;
+	}
+	/* The waker's stack first: the wait goes on while it is taken. */
+	waker = ks_keys_waker(t->keys, &t->anchor[0]);
+	now = ks_now();
+	if (!ks_starts_put(oc->wakes, p, now, waker, true)) {
+		ks_starts_drop(t->starts, p);
+		ks_lost(t, &t->table_full);
+	}
+	ks_leave(busy);
+out:
+	preempt_enable_notrace();
+}
+
+static bool ks_offcpu_claims(const struct ks_trace_req *req)
+{
+	return req->offcpu.on;
+}
+
+static int ks_offcpu_resolve(struct ks_trace *t)
+{
+	struct ks_offcpu *oc = ks_offcpu(t);
+	static const char *const names[] = {
+		[KS_OFFCPU_SWITCH] = "sched_switch",
+		[KS_OFFCPU_WAKING] = "sched_waking",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		oc->probe[i].tp = ks_find_tracepoint(names[i]);
+		if (!oc->probe[i].tp) {
+			ks_err_ratelimited("trace %s: no tracepoint %s in the kernel\n",
+					   t->req.name, names[i]);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+static int ks_offcpu_attach(struct ks_trace *t)
+{
+	struct ks_offcpu *oc = ks_offcpu(t);
+
+	oc->wakes = ks_starts_alloc(t->req.maxactive);
+	if (!oc->wakes)
+		return -ENOMEM;
+	oc->probe[KS_OFFCPU_SWITCH].fn = ks_offcpu_switch;
+	oc->probe[KS_OFFCPU_WAKING].fn = ks_offcpu_waking;
+	ks_anchor_tracepoint(&t->anchor[0], oc->probe[KS_OFFCPU_WAKING].tp);
+	ks_anchor_tracepoint(&t->anchor[1], oc->probe[KS_OFFCPU_SWITCH].tp);
+	ks_anchor_tracepoint(&t->anchor[2], NULL);
+	return ks_tp_probes_register(t, oc->probe, ARRAY_SIZE(oc->probe));
+}
+
+static int ks_offcpu_detach(struct ks_trace *t)
+{
+	ks_tp_probes_unregister(t, ks_offcpu(t)->probe,
+				ARRAY_SIZE(ks_offcpu(t)->probe));
+	return 0;
+}
+
+static size_t ks_offcpu_bytes(const struct ks_trace *t)
+{
+	return ks_starts_bytes(ks_offcpu(t)->wakes);
+}
+
+static void ks_offcpu_free(struct ks_trace *t)
+{
+	ks_starts_free(ks_offcpu(t)->wakes);
+}
+
+static void ks_offcpu_list(struct seq_file *m, const struct ks_trace *t)
+{
+	const struct ks_offcpu_req *o = &t->req.offcpu;
+
+	seq_printf(m, " kind offcpu state %s tasks %s min %llu max ",
+		   ks_offcpu_state_names[o->state],
+		   ks_offcpu_tasks_names[o->tasks], o->min_ns);
+	if (o->max_ns)
+		seq_printf(m, "%llu", o->max_ns);
+	else
+		seq_putc(m, '-');
+}
+
+const struct ks_method_ops ks_offcpu_ops = {
+	.method = KS_METHOD_TRACEPOINT,
+	.priv_size = sizeof(struct ks_offcpu),
+	.part_prefix = { KS_BLOCKED_PREFIX, KS_RUNQ_PREFIX },
+	.starts = true,
+	.starts_default = KS_MAXACTIVE_MAX,
+	.claims = ks_offcpu_claims,
+	.resolve = ks_offcpu_resolve,
+	.attach = ks_offcpu_attach,
+	.detach = ks_offcpu_detach,
+	.bytes = ks_offcpu_bytes,
+	.free = ks_offcpu_free,
+	.list = ks_offcpu_list,
+};
