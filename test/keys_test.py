@@ -31,7 +31,7 @@ BAD_LINES = [
     ("key bogus", "key 'bogus'"),
     ("key kstack:0", "depth must be 1..32"),
     ("key kstack:33", "depth must be 1..32"),
-    ("key comm:4", "only kstack and end-kstack take a depth"),
+    ("key comm:4", "only kstack, end-kstack and waker-kstack take a depth"),
     ("key comm,comm", "key comm given twice"),
     ("key end-kstack", "give end"),
     ("keys 5", "give key"),

@@ -42,8 +42,8 @@ bash test/harness-test.sh >"$LOGS/harness.result" 2>&1
 grep -E '^(FAIL|harness: )' "$LOGS/harness.result" | sed 's/^/    [harness] /'
 add_counts "$LOGS/harness.result"
 
-# core_guests KVER: the foundation, _control, hook-engine and keyed-trace
-# guests of one kernel, built in out/KVER (KS_KERNEL: its image, if not
+# core_guests KVER: the foundation, _control, hook-engine, keyed-trace and
+# off-CPU guests of one kernel, built in out/KVER (KS_KERNEL: its image, if not
 # /boot/vmlinuz-KVER).
 core_guests() {
 	local k=$1 series
@@ -57,6 +57,9 @@ core_guests() {
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
 	guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstask" "out/tools/kstats"
+	guest_suite "$k" offcpu "guest runs the off-CPU trace script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstask" "out/tools/kstats"
 }

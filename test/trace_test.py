@@ -75,7 +75,7 @@ def REFUSALS(arch):
     ("missing value", "trace x start kst_target_delay bits", "Invalid argument"),
     ("unknown keyword", "trace x start kst_target_delay color red", "Invalid argument"),
     ("keyword twice", "trace x start kst_target_delay bits 2 bits 3", "Invalid argument"),
-    ("too many words", "trace x" + " bits 1" * 12 + " y z", "Invalid argument"),
+    ("too many words", "trace x" + " bits 1" * 16 + " q y z", "Invalid argument"),
     ("unknown command", "frob x", "Invalid argument"),
     ("command alone", "trace", "Invalid argument"),
     ("remove with extra words", "remove dup now", "Invalid argument"),
@@ -889,8 +889,8 @@ def check(logpath):
                    "trace a/b: name has '/' or a byte other than printable ASCII",
                    "trace x: bits 6: must be 0..5",
                    "trace x: 'color' is not a keyword (bits, start, end, method, maxactive, "
-                   "key, keys, slowest, pid, tgid, comm, cpu)",
-                   "trace x: too many words (at most 26): 'y' and after",
+                   "key, keys, slowest, pid, tgid, comm, cpu; with offcpu: state, min, max, tasks)",
+                   "trace x: too many words (at most 35): 'y' and after",
                    "trace x: no tracepoint __tracepoint_kst_nosuch in the kernel",
                    "fprobe unavailable for kst_target_notrace"]:
         r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)

@@ -602,7 +602,8 @@ void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 /* --- KEY-NAME ---------------------------------------------------------- */
 
 const char *const ks_kpart_names[KS_KP_NR] = {
-	"kstack", "end-kstack", "comm", "pid", "tgid", "cpu"
+	"kstack", "end-kstack", "comm", "pid", "tgid", "cpu",
+	"waker-kstack", "waker-comm", "waker-pid"
 };
 
 static int kpart_of(const char *s, size_t len)
@@ -703,7 +704,7 @@ static int parse_key_header(char *line, struct ks_keynode *k)
 		uint64_t depth;
 		unsigned int j;
 
-		if (p < 0 || (colon && (p > KS_KP_END_KSTACK ||
+		if (p < 0 || (colon && (!ks_kpart_is_stack(p) ||
 					parse_u64(colon + 1, &depth))))
 			return -1;
 		for (j = 0; j < k->n_key; j++)
@@ -795,8 +796,10 @@ static int parse_kpart(char *s, struct ks_kval *v, size_t n_frames)
 	switch (v->part) {
 	case KS_KP_KSTACK:
 	case KS_KP_END_KSTACK:
+	case KS_KP_WAKER_KSTACK:
 		return sp ? -1 : 0;
 	case KS_KP_COMM:
+	case KS_KP_WAKER_COMM:
 		/* An empty comm is "comm " (or, trimmed, "comm"). */
 		v->comm = sp ? sp + 1 : "";
 		if (sp)
@@ -826,10 +829,12 @@ static bool parts_ok(const struct ks_keynode *k, const struct ks_krow *r,
 				return false;
 		return true;
 	}
-	/* A slowest sample: kstack, then end-kstack, those of the key. */
-	for (i = KS_KP_KSTACK; i <= KS_KP_END_KSTACK; i++) {
+	/* A slowest sample: kstack, end-kstack, waker-kstack, those of the key. */
+	for (i = KS_KP_KSTACK; i < KS_KP_NR; i++) {
 		unsigned int j;
 
+		if (!ks_kpart_is_stack(i))
+			continue;
 		for (j = 0; j < k->n_key; j++)
 			if (k->key_part[j] == i)
 				break;
@@ -904,7 +909,7 @@ int ks_keynode_parse(const char *text, struct ks_keynode *k, char *err,
 		}
 		if (line[0] == '\t') {
 			unsigned int *np = row ? &row->n_parts : slow ? &slow->n_parts : NULL;
-			unsigned int max = row ? KS_KP_NR : 2;
+			unsigned int max = row ? KS_KP_NR : 3;
 			struct ks_kval *v;
 
 			if (!np || *np == max) {
@@ -917,7 +922,7 @@ int ks_keynode_parse(const char *text, struct ks_keynode *k, char *err,
 				goto fail;
 			}
 			(*np)++;
-			stack = v->part <= KS_KP_END_KSTACK ? v : NULL;
+			stack = ks_kpart_is_stack(v->part) ? v : NULL;
 			continue;
 		}
 		/* A new record: the one before must be whole. */
@@ -1070,6 +1075,36 @@ static void put_frame(FILE *f, bool *first, const char *s)
 	fputs(s, f);
 }
 
+/*
+ * The waker's side, as offwaketime -f draws it above the blocked stack:
+ * "--", the waker's stack leaf first (upside down), then who it was.
+ */
+static void fold_waker(FILE *f, const struct ks_keynode *k,
+		       const struct ks_krow *row, bool *first)
+{
+	const struct ks_kval *st = kval_get(row->part, row->n_parts, KS_KP_WAKER_KSTACK);
+	const struct ks_kval *comm = kval_get(row->part, row->n_parts, KS_KP_WAKER_COMM);
+	const struct ks_kval *pid = kval_get(row->part, row->n_parts, KS_KP_WAKER_PID);
+	char fr[2048];
+	size_t j;
+
+	if (!st && !comm && !pid)
+		return;
+	put_frame(f, first, "--");
+	for (j = 0; st && j < st->n_frames; j++) {
+		ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
+		put_frame(f, first, fr);
+	}
+	if (comm) {
+		clean_copy(fr, sizeof(fr), comm->comm, strlen(comm->comm));
+		put_frame(f, first, fr);
+	}
+	if (pid) {
+		snprintf(fr, sizeof(fr), "waker-pid %lld", pid->num);
+		put_frame(f, first, fr);
+	}
+}
+
 int ks_fold(FILE *f, const struct ks_keynode *k, bool count)
 {
 	char fr[2048];
@@ -1091,7 +1126,7 @@ int ks_fold(FILE *f, const struct ks_keynode *k, bool count)
 
 			if (v->part == KS_KP_COMM)
 				clean_copy(fr, sizeof(fr), v->comm, strlen(v->comm));
-			else if (v->part > KS_KP_COMM)
+			else if (v->part > KS_KP_COMM && v->part <= KS_KP_CPU)
 				snprintf(fr, sizeof(fr), "%s %lld",
 					 ks_kpart_names[v->part], v->num);
 			else
@@ -1112,6 +1147,7 @@ int ks_fold(FILE *f, const struct ks_keynode *k, bool count)
 				put_frame(f, &first, fr);
 			}
 		}
+		fold_waker(f, k, row, &first);
 		fprintf(f, " %" PRIu64 "\n", count ? row->st.count : row->st.total);
 		lines++;
 	}

@@ -121,8 +121,15 @@ void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
  */
 enum ks_kpart {
 	KS_KP_KSTACK, KS_KP_END_KSTACK, KS_KP_COMM, KS_KP_PID, KS_KP_TGID,
-	KS_KP_CPU, KS_KP_NR
+	KS_KP_CPU, KS_KP_WAKER_KSTACK, KS_KP_WAKER_COMM, KS_KP_WAKER_PID,
+	KS_KP_NR
 };
+
+/* Whether @p is a stack: kstack, end-kstack, waker-kstack. */
+static inline bool ks_kpart_is_stack(enum ks_kpart p)
+{
+	return p <= KS_KP_END_KSTACK || p == KS_KP_WAKER_KSTACK;
+}
 
 /* A row's figures (ns, but count), as printed. */
 struct ks_kstats {
@@ -132,8 +139,8 @@ struct ks_kstats {
 /* One part of a key. */
 struct ks_kval {
 	enum ks_kpart part;
-	const char *comm;	/* KS_KP_COMM: unescaped (\040 is a space) */
-	long long num;		/* KS_KP_PID, KS_KP_TGID, KS_KP_CPU */
+	const char *comm;	/* KS_KP_(WAKER_)COMM: unescaped (\040 is a space) */
+	long long num;		/* KS_KP_PID, KS_KP_TGID, KS_KP_CPU, KS_KP_WAKER_PID */
 	size_t frame0, n_frames; /* stacks: frames[frame0...], leaf first */
 };
 
@@ -148,8 +155,8 @@ struct ks_kslow {
 	long long pid;
 	unsigned int cpu;
 	const char *comm;	/* unescaped */
-	unsigned int n_parts;	/* kstack, then end-kstack, when in the key */
-	struct ks_kval part[2];
+	unsigned int n_parts;	/* kstack, end-kstack, waker-kstack: those in the key */
+	struct ks_kval part[3];
 };
 
 struct ks_keynode {
@@ -183,7 +190,8 @@ void ks_keynode_free(struct ks_keynode *k);
  * Folded stacks (flamegraph.pl, speedscope) of @k's rows to @f, one line
  * per row, "frame;...;frame VALUE": the comm, pid, tgid and cpu parts in
  * the key's order ("pid N", "tgid N", "cpu N"), kstack root first, then
- * "--" and end-kstack root first. Frames lose their +0xOFF/0xSIZE (the
+ * "--" and end-kstack root first; or, as offwaketime -f, "--" and
+ * waker-kstack leaf first, then waker-comm and "waker-pid N". Frames lose their +0xOFF/0xSIZE (the
  * " [module]" stays); ';' and control characters become '_'. VALUE is
  * the row's total (ns), or its count when @count. Then "[other] VALUE"
  * when the other row has samples. The values add up to the rows' and

@@ -279,7 +279,9 @@ def parse(text: str) -> Node:
 
 
 #: The parts a KEY-NAME row's key can have (README, "KEY-NAME").
-KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cpu")
+KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cpu",
+                               "waker-kstack", "waker-comm", "waker-pid")
+_STACK_PARTS = ("kstack", "end-kstack", "waker-kstack")
 _ROW_FIELDS = ("total", "count", "avg", "p50", "p99", "min", "max")
 _OCTAL_RE = re.compile(rb"\\([0-3][0-7][0-7])")
 _UINT_RE = re.compile(r"[0-9]+")
@@ -297,9 +299,9 @@ def _unescape(raw: str) -> str:
 def parse_keys(text: str | bytes) -> list[dict]:
     """The rows of a KEY-NAME node's text, largest total first: one dict
     per row with total, count, avg, p50, p99, min, max (ints; ns but
-    count) and the key's parts: "kstack" and "end-kstack" (lists of frames
-    as %pS prints them, leaf first), "comm" (unescaped), "pid", "tgid",
-    "cpu" (ints). [] for a trace without key ("# key -"). The other row and
+    count) and the key's parts: "kstack", "end-kstack" and "waker-kstack"
+    (lists of frames as %pS prints them, leaf first), "comm" and
+    "waker-comm" (unescaped), "pid", "tgid", "cpu" and "waker-pid" (ints). [] for a trace without key ("# key -"). The other row and
     the slowest samples are not rows. Raises ParseError naming the line
     for a text off the format, or cut short (fewer rows than the header's)."""
     if isinstance(text, str):
@@ -330,9 +332,9 @@ def parse_keys(text: str | bytes) -> list[dict]:
             if part not in KEY_PARTS or not rows or part in rows[-1]:
                 raise ParseError(f"line {no}: bad key part {line[1:]!r}")
             stack = None
-            if part in ("kstack", "end-kstack"):
+            if part in _STACK_PARTS:
                 stack = rows[-1][part] = []
-            elif part == "comm":
+            elif part in ("comm", "waker-comm"):
                 rows[-1][part] = _unescape(val)
             elif _INT_RE.fullmatch(val):
                 rows[-1][part] = int(val)

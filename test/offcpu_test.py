@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Off-CPU traces ("trace NAME offcpu") in a stock-kernel QEMU guest: waits
+of known cause and length keyed by the blocked and the waking stacks, the
+split at the wakeup (BLOCKED-NAME, RUNQ-NAME), the state, tasks, min and
+max filters, sleep(1)'s nanosleep, the off-wake folded stacks of
+`kstats flame`, refusals, and fork/exit churn while tracing.
+
+  offcpu_test.py gen GUEST_SCRIPT SERIES [ARCH]   write the busybox script
+  offcpu_test.py check LOGFILE                     assert on the console log
+
+kstats_test_target's offcpu_* commands make each wait: the writer blocks
+in kst_wait_*() and a waker, once it has seen it asleep off CPU for the
+command's US, wakes it from kst_wake_*(). Counts are exact; each wait is
+at least US and at most the longest the caller measured around them.
+"""
+import re
+import sys
+
+from basic_test import Results, parse, report, summary
+from keys_test import check_folded, flames, func, key_nodes
+from trace_test import ctls, listings, measured, nodes
+
+# (command, US, N, the waiter's function, the waker's function)
+WAITS = [("offcpu_thread", 5000, 20, "kst_wait_thread", "kst_wake_thread"),
+         ("offcpu_timer", 2000, 20, "kst_wait_timer", "kst_wake_timer")]
+SLEEPS = 20
+SLEEP_NS = 50 * 1000 * 1000
+# nanosleep arms its timer before the task switches out, so a wait off
+# CPU may be a few us shorter than the sleep asked for (6.1: 49.993 ms
+# for 50): the bound leaves 5 ms for the path from the timer to schedule().
+SLEEP_MIN_NS = SLEEP_NS - 5 * 1000 * 1000
+LONG_NAME = "o" * 56
+BAD_LINES = [
+    ("trace e1 offcpu start kst_target_delay", "keyword start: an off-CPU trace has its own probes"),
+    ("trace e2 offcpu state X", "state X: must be any, S or D"),
+    ("trace e3 offcpu tasks some", "tasks some: must be all, user or kernel"),
+    ("trace e4 offcpu max 0", "max 0: must be a number of ns, 1 or more"),
+    ("trace e5 offcpu min abc", "min abc: must be a number of ns"),
+    ("trace e6 offcpu key end-kstack", "key end-kstack: an off-CPU wait ends in the scheduler"),
+    ("trace e7 start kst_target_delay key waker-pid", "key waker-pid: only an off-CPU wait has a waker"),
+    ("trace e8 start kst_target_delay state D", "keyword state is for off-CPU waits"),
+    ("trace e9 offcpu key waker-comm:4", "only kstack, end-kstack and waker-kstack take a depth"),
+    ("trace %s offcpu" % LONG_NAME, "offcpu NAME oooooooooooooooo... is longer than 55 bytes"),
+]
+
+
+def gen(path, series, arch="x86_64"):
+    out = ["""set -u
+D=/sys/kernel/debug/kstats
+C=$D/_control
+T=/sys/kernel/debug/kstats_test_target
+ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
+meas() { echo "@@MEAS $1 $(cat $T)"; }
+show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
+step() { echo "@@STEP $1"; }
+listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
+flame() { [ -x /modules/kstats ] || return 0; echo "@@FLAME-BEGIN $1 ${2:-}"; /modules/kstats flame "$@"; echo "@@FLAME-END $1 rc=$?"; }
+insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"
+insmod /modules/kstats_test_target.ko || echo "@@FAIL insmod target"
+step pair
+ctl "trace op offcpu comm kstW key kstack,waker-kstack slowest 4"
+echo clear > $T
+"""]
+    out.append("/modules/kstask kstW write $T %s" %
+               " ".join("'%s %d %d'" % w[:3] for w in WAITS))
+    out.append("""meas pair
+for n in op BLOCKED-op RUNQ-op KEY-op; do show $n; done
+flame op
+flame op --count
+listing pair
+ctl "remove op"
+step sleep
+ctl "trace os offcpu comm sleep key kstack"
+i=0
+while [ $i -lt %d ]; do /bin/sleep 0.05; i=$((i + 1)); done
+show KEY-os
+show os
+ctl "remove os"
+step state
+ctl "trace sd offcpu state D comm kstD key kstack"
+ctl "trace ss offcpu state S comm kstD key kstack"
+/modules/kstask kstD write $T 'offcpu_thread 1000 10' 'offcpu_sleep 1000 10'
+show KEY-sd
+show KEY-ss
+listing state
+ctl "remove sd"
+ctl "remove ss"
+step split
+ctl "trace hs offcpu comm kstH"
+taskset 2 /modules/kstask kstH write $T 'offcpu_thread 10000 20' &
+sleep 0.05
+/modules/kstask kstS spin 50 1
+wait
+for n in hs BLOCKED-hs RUNQ-hs; do show $n; done
+ctl "remove hs"
+step tasks
+ctl "trace tu offcpu tasks user key comm keys 1024"
+ctl "trace tk offcpu tasks kernel key comm keys 1024"
+/modules/kstask kstU write $T 'offcpu_thread 1000 5'
+show KEY-tu
+show KEY-tk
+ctl "remove tu"
+ctl "remove tk"
+step bounds
+ctl "trace mm offcpu comm kstM min 3000000 max 1000000000"
+ctl "trace mx offcpu comm kstM max 1500000 key kstack"
+/modules/kstask kstM write $T 'offcpu_thread 1000 5' 'offcpu_thread 6000 5'
+show mm
+show mx
+show KEY-mx
+listing bounds
+ctl "remove mm"
+ctl "remove mx"
+step errors
+""" % SLEEPS)
+    for line, _ in BAD_LINES:
+        out.append('ctl "%s"' % line)
+    out.append("""echo "@@LS $(ls $D | tr '\\n' ' ')"
+step churn
+ctl "trace ch offcpu key kstack:8,waker-kstack:8,waker-comm,waker-pid,comm,pid keys 64 slowest 16"
+i=0
+while [ $i -lt 100 ]; do /bin/true; sh -c 'exit 0' & i=$((i + 1)); done
+wait
+/modules/kstask kstC sleep 50 100 &
+i=0
+while [ $i -lt 10 ]; do cat $D/KEY-ch > /dev/null; cat $D/ch > /dev/null; i=$((i + 1)); done
+wait
+listing churn
+ctl "remove ch"
+echo "@@LS $(ls $D | tr '\\n' ' ')"
+step done
+""")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def with_frame(rows, part, name):
+    return [row for row in rows if any(func(f) == name for f in row["parts"].get(part, []))]
+
+
+def node_summary(step_lines, name):
+    got = nodes(step_lines).get(name)
+    return summary(got[0][1])[0] if got else {}
+
+
+def check_split(r, what, st, name):
+    """NAME, BLOCKED-NAME and RUNQ-NAME hold the same samples, and each
+    wait's two parts add up to it: the means (rounded down) agree within
+    their rounding, and the bounds nest."""
+    w, b, q = (node_summary(st, p + name) for p in ("", "BLOCKED-", "RUNQ-"))
+    r.check(w and b and q, "%s: NAME, BLOCKED-NAME and RUNQ-NAME read" % what)
+    if not (w and b and q):
+        return w, b, q
+    n = int(w["samples"])
+    r.check(n > 0 and int(b["samples"]) == n and int(q["samples"]) == n,
+            "%s: the three nodes count the same samples" % what,
+            "%s %s %s" % (w["samples"], b["samples"], q["samples"]))
+    # The means are exact but for samples in slots over 2^20 wide, whose
+    # offsets keep their top 20 bits (README, "mean"): max >> 20 per sample.
+    slack = 2 + (int(w["max"]) >> 20)
+    r.check(abs(int(w["mean"]) - int(b["mean"]) - int(q["mean"])) <= slack,
+            "%s: the parts' means add up to the whole's" % what,
+            "%s vs %s + %s" % (w["mean"], b["mean"], q["mean"]))
+    r.check(int(b["min"]) + int(q["min"]) <= int(w["min"]) and
+            int(w["max"]) <= int(b["max"]) + int(q["max"]),
+            "%s: min and max of the whole lie within the parts'" % what,
+            str((w["min"], w["max"], b["min"], b["max"], q["min"], q["max"])))
+    r.check(int(w["missed"]) == 0, "%s: nothing missed" % what, w["missed"])
+    return w, b, q
+
+
+def check_pair(r, st, flame):
+    keys = key_nodes(st).get("op", [{}])[0]
+    rows = keys.get("rows", [])
+    meas = measured(st).get("pair")
+    r.check(meas and meas[0] == sum(w[2] for w in WAITS),
+            "pair: the target made every wait", str(meas))
+    for cmd, us, n, waiter, waker in WAITS:
+        got = [row for row in with_frame(rows, "kstack", waiter)
+               if any(func(f) == waker for f in row["parts"].get("waker-kstack", []))]
+        r.check(len(got) == 1, "pair %s: one row with %s in kstack and %s in waker-kstack"
+                % (cmd, waiter, waker), "%d rows" % len(got))
+        if not got:
+            continue
+        row = got[0]
+        r.check(row["count"] == n, "pair %s: exactly %d waits" % (cmd, n), str(row["count"]))
+        r.check(row["min"] >= us * 1000, "pair %s: each wait at least %d us" % (cmd, us),
+                str(row["min"]))
+        r.check(meas and row["max"] <= meas[2],
+                "pair %s: none longer than the caller measured" % cmd,
+                "%d > %s" % (row["max"], meas and meas[2]))
+        r.check(func(row["parts"]["kstack"][0]) == "__schedule",
+                "pair %s: the blocked stack starts at __schedule" % cmd,
+                str(row["parts"]["kstack"][:2]))
+        r.check(func(row["parts"]["waker-kstack"][0]) == "try_to_wake_up",
+                "pair %s: the waker's stack starts at try_to_wake_up" % cmd,
+                str(row["parts"]["waker-kstack"][:2]))
+        # Another waiter's row must not hold this waker.
+        strays = [x for x in with_frame(rows, "waker-kstack", waker) if x is not row]
+        r.check(not strays, "pair %s: %s wakes no other row" % (cmd, waker), str(len(strays)))
+    w, _, _ = check_split(r, "pair", st, "op")
+    if w and keys:
+        r.check(sum(x["count"] for x in rows) + keys["other"]["count"] == int(w["samples"]),
+                "pair: rows and other add up to the trace's samples",
+                "%d + %d vs %s" % (sum(x["count"] for x in rows), keys["other"]["count"],
+                                   w["samples"]))
+    slow = keys.get("slowest", [])
+    r.check(len(slow) == 4 and all("kstack" in s["parts"] and "waker-kstack" in s["parts"]
+                                   for s in slow),
+            "pair: 4 slowest samples, each with both stacks", str(len(slow)))
+    ls = listings(st).get("pair", [])
+    r.check(any(l.startswith("op ") and l.endswith(
+        " comm kstW kind offcpu state any tasks all min 0 max -") for l in ls),
+        "pair: the listing shows the filter and the off-CPU words", str(ls))
+    if not flame:
+        return
+    fl = flames(st)
+    for flag, field in (("", "total"), ("--count", "count")):
+        lines, rc = fl.get(("op", flag), ([], "missing"))
+        vals = check_folded(r, "pair flame %s" % (flag or "total"), lines, rc, keys, field)
+        if flag:
+            continue
+        for cmd, _, n, waiter, waker in WAITS:
+            got = [f for f, _ in vals if "--" in f and waiter in
+                   [func(x) for x in f[:f.index("--")]] and waker in
+                   [func(x) for x in f[f.index("--"):]]]
+            r.check(len(got) == 1 and func(got[0][got[0].index("--") - 1]) == "__schedule"
+                    and func(got[0][got[0].index("--") + 1]) == "try_to_wake_up",
+                    "pair flame %s: blocked stack root first, '--', then the waker's leaf "
+                    "first (offwaketime -f)" % cmd, str(got[:1]))
+
+
+def check(logpath):
+    r = Results()
+    log = open(logpath, errors="replace").read()
+    lines, steps = parse(log)
+    m = re.search(r"KSTATS-GUEST-START (\S+)", log)
+    flame = not (m and m.group(1).endswith("-arm64"))
+    for s in ("pair", "sleep", "state", "split", "tasks", "bounds", "errors", "churn", "done"):
+        r.check(s in steps, "step %s ran" % s)
+    if "done" not in steps:
+        return r
+    check_pair(r, steps["pair"], flame)
+
+    st = steps["sleep"]
+    rows = with_frame(key_nodes(st).get("os", [{}])[0].get("rows", []), "kstack",
+                      "do_nanosleep")
+    r.check(sum(x["count"] for x in rows) == SLEEPS,
+            "sleep: %d waits through do_nanosleep" % SLEEPS,
+            str([x["count"] for x in rows]))
+    r.check(rows and min(x["min"] for x in rows) >= SLEEP_MIN_NS,
+            "sleep: each at least 50 ms less the path from its timer to schedule()",
+            str([x["min"] for x in rows]))
+
+    st = steps["state"]
+    kn = key_nodes(st)
+    for name, want, other in (("sd", "kst_wait_thread", "kst_wait_sleep"),
+                              ("ss", "kst_wait_sleep", "kst_wait_thread")):
+        rows = kn.get(name, [{}])[0].get("rows", [])
+        got = with_frame(rows, "kstack", want)
+        r.check(sum(x["count"] for x in got) == 10, "state %s: the 10 waits in %s"
+                % (name, want), str([x["count"] for x in got]))
+        r.check(not with_frame(rows, "kstack", other), "state %s: none in %s" % (name, other))
+    ls = listings(st).get("state", [])
+    r.check(any(" kind offcpu state D tasks all " in l for l in ls) and
+            any(" kind offcpu state S tasks all " in l for l in ls),
+            "state: the listing shows each trace's state", str(ls))
+
+    w, b, q = check_split(r, "split", steps["split"], "hs")
+    if q:
+        r.check(int(w["samples"]) >= 20, "split: the 20 waits are samples", w["samples"])
+        r.check(int(q["min"]) > 0, "split: every wait has run-queue time", q["min"])
+        r.check(int(q["max"]) >= 100000,
+                "split: a wait woken during the pinned SCHED_FIFO hog waited >= 100 us "
+                "on the run queue", q["max"])
+        r.check(int(b["max"]) >= 10000000, "split: a wait was blocked >= 10 ms", b["max"])
+
+    kn = key_nodes(steps["tasks"])
+    comms = {n: [x["parts"].get("comm") for x in kn.get(n, [{}])[0].get("rows", [])]
+             for n in ("tu", "tk")}
+    r.check("kstU" in comms["tu"] and "kst_waker" not in comms["tu"],
+            "tasks user: the user task's waits, not the kthread's", str(comms["tu"][:8]))
+    r.check("kst_waker" in comms["tk"] and "kstU" not in comms["tk"],
+            "tasks kernel: the kthread's waits, not the user task's", str(comms["tk"][:8]))
+
+    st = steps["bounds"]
+    mm, mx = node_summary(st, "mm"), node_summary(st, "mx")
+    r.check(mm and int(mm["samples"]) >= 5 and int(mm["min"]) >= 3000000 and
+            int(mm["max"]) <= 1000000000,
+            "bounds: min 3 ms max 1 s: the 6 ms waits, nothing outside the bounds",
+            str(mm))
+    r.check(mx and (int(mx["samples"]) == 0 or int(mx["max"]) <= 1500000),
+            "bounds: max 1.5 ms: nothing longer", str(mx))
+    r.check(not with_frame(key_nodes(st).get("mx", [{}])[0].get("rows", []), "kstack",
+                           "kst_wait_thread") or int(mx["max"]) <= 1500000,
+            "bounds: max 1.5 ms leaves out the target's waits")
+    ls = listings(st).get("bounds", [])
+    r.check(any(l.startswith("mm ") and l.endswith(" min 3000000 max 1000000000") for l in ls),
+            "bounds: the listing shows min and max", str(ls))
+
+    st = steps["errors"]
+    got = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
+    for line, why in BAD_LINES:
+        rc, _ = got.get(line, ("missing", ""))
+        r.check(rc != "0", "refused: %s" % line, rc)
+        r.check(any(why in l for l in lines if "kstats:" in l), "dmesg reason: %s" % why)
+    ls_ = [l for l in st if l.startswith("@@LS")]
+    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
+            "errors: only _control (and _interval) remain", str(ls_))
+
+    st = steps["churn"]
+    ls = listings(st).get("churn", [])
+    r.check(any(l.startswith("ch ") and " missed 0 " in l for l in ls),
+            "churn: fork and exit while tracing: nothing missed", str(ls))
+    ls_ = [l for l in st if l.startswith("@@LS")]
+    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
+            "churn: no node left behind", str(ls_))
+    return r
+
+
+def main():
+    if sys.argv[1] == "gen":
+        gen(*sys.argv[2:5])
+        return 0
+    return report("offcpu", check(sys.argv[2]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
