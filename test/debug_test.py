@@ -69,6 +69,8 @@ end=$(( $(date +%%s) + %d ))
 (while [ $(date +%%s) -lt $end ]; do for c in "trace c1 start kst_target_sleep method kretprobe key kstack:8,comm" "trace c2 start kst_section_begin end kst_section_end key kstack,end-kstack slowest 64" "trace c3 start __tracepoint_sched_wakeup end __tracepoint_sched_switch key comm,kstack:4,cpu keys 16"; do echo "$c" > $K || echo "@@FAIL chaos $c"; done; echo "sleep 1000 3" > $T; echo "section 100 5" > $T; for c in c1 c2 c3; do echo "remove $c" > $K || echo "@@FAIL chaos remove $c"; done; done) &
 (while [ $(date +%%s) -lt $end ]; do echo "trace c4 start kst_target_delay key kstack,pid keys 4" > $K || echo "@@FAIL chaos trace c4"; echo "delay 50 20" > $T; cat $D/c4 $D/GAP-c4 $D/KEY-c4 > /dev/null || echo "@@FAIL chaos read c4"; echo "remove c4" > $K || echo "@@FAIL chaos remove c4"; done) &
 (while [ $(date +%%s) -lt $end ]; do echo "sleep 2000 5" > $T; done) &
+# Off-CPU traces made and removed while tasks fork, block and exit.
+(while [ $(date +%%s) -lt $end ]; do echo "trace c5 offcpu key kstack:8,waker-kstack:8,waker-comm,waker-pid,comm,pid keys 16 slowest 16" > $K || echo "@@FAIL chaos trace c5"; for i in 1 2 3 4 5 6 7 8; do sh -c 'exit 0' & done; echo "offcpu_thread 500 3" > $T; echo "offcpu_timer 500 3" > $T; wait; cat $D/c5 $D/BLOCKED-c5 $D/RUNQ-c5 $D/KEY-c5 > /dev/null || echo "@@FAIL chaos read c5"; echo "remove c5" > $K || echo "@@FAIL chaos remove c5"; done) &
 wait
 echo "@@CHAOS-DONE"
 step unload
@@ -85,9 +87,11 @@ for r in $(seq 1 %d); do
 	echo "trace z1 start kst_target_sleep method $m" > $K || fails=$((fails + 1))
 	echo "trace z2 start kst_section_begin end kst_section_end key kstack,end-kstack" > $K || fails=$((fails + 1))
 	echo "trace z3 start kst_target_delay method kretprobe key kstack:4,comm" > $K || fails=$((fails + 1))
+	echo "trace z4 offcpu state D key kstack:4,waker-kstack:4" > $K || fails=$((fails + 1))
 	(echo "sleep 30000 2" > $T) &
 	(echo "section_sleep 30000 2" > $T) &
 	(echo "delay 500 40" > $T) &
+	(echo "offcpu_thread 10000 2" > $T) &
 	usleep 15000
 	rmmod kstats || fails=$((fails + 1))
 	wait

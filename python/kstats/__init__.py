@@ -34,7 +34,8 @@ DEBUGFS_ROOT = "/sys/kernel/debug/kstats"
 KEY_PREFIX = "KEY-"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).
 TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive", "key", "keys",
-                  "slowest", "pid", "tgid", "comm", "cpu")
+                  "slowest", "pid", "tgid", "comm", "cpu", "state", "min", "max",
+                  "tasks")
 METHODS = ("kretprobe", "fprobe", "kprobe", "tracepoint")
 
 
@@ -318,7 +319,9 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           keys: int | None = None, slowest: int | None = None,
           pid: int | None = None, tgid: int | None = None,
           comm: str | None = None, cpu: int | None = None,
-          **unknown: Any) -> Trace:
+          offcpu: bool = False, state: str | None = None,
+          min_ns: int | None = None, max_ns: int | None = None,
+          tasks: str | None = None, **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
     [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
     [comm C] [cpu N]" written to _control. @start defaults to @name; @end
@@ -329,6 +332,12 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     them; @slowest keeps that many slowest samples; @pid, @tgid, @comm and
     @cpu filter what is recorded (README: "Which callers and tasks are
     slow").
+
+    @offcpu=True makes it "trace NAME offcpu ...", an off-CPU trace (README:
+    "Off-CPU time"): no @start, @end or @method; @state "any", "S" or
+    "D"; @min_ns and @max_ns bound the waits (the words min and max);
+    @tasks "all", "user" or "kernel"; and the key parts waker-kstack,
+    waker-comm, waker-pid. Its halves are BLOCKED-NAME and RUNQ-NAME.
 
     Words _control does not know (any other keyword argument), or values
     with blanks, are refused with KstatsError EINVAL before anything is
@@ -341,7 +350,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
                           f"trace {name}: unknown keyword {bad}; _control knows "
                           + ", ".join(TRACE_KEYWORDS))
     _check_name(name)
-    words = ["trace", name, "bits", str(int(bits))]
+    words = ["trace", name] + (["offcpu"] if offcpu else []) + ["bits", str(int(bits))]
     if not 0 <= int(bits) <= 5:
         raise KstatsError(_errno.EINVAL, f"trace {name}: bits {bits} not in 0..5")
     if isinstance(key, (list, tuple)):
@@ -349,7 +358,8 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     for kw, val in (("start", start), ("end", end), ("method", method),
                     ("maxactive", maxactive), ("key", key), ("keys", keys),
                     ("slowest", slowest), ("pid", pid), ("tgid", tgid),
-                    ("comm", comm), ("cpu", cpu)):
+                    ("comm", comm), ("cpu", cpu), ("state", state),
+                    ("min", min_ns), ("max", max_ns), ("tasks", tasks)):
         if val is None:
             continue
         v = str(val)
