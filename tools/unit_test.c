@@ -669,6 +669,12 @@ static void test_fold(void)
 		"cpu 1;my task_x;tgid 200;pid 201;--;0xffffffffc0a01234;__schedule 2\n"
 		"cpu 0;a\\b_c;tgid 1;pid 1;--;my_fn.cold [my_mod];__schedule 1\n"
 		"[other] 1\n";
+	static const char offcpu[] =
+		"dd;pipe_read;schedule;__schedule;--;try_to_wake_up;__wake_up_sync_key;"
+		"pipe_write;my dd;waker-pid 77 9000\n"
+		"kworker/0:1;worker_thread;schedule;__schedule;--;try_to_wake_up;kick_pool;"
+		"__queue_work;swapper/0;waker-pid 0 600\n"
+		"[other] 40\n";
 	struct ks_keynode k;
 	char *out;
 	int lines, n;
@@ -725,6 +731,23 @@ static void test_fold(void)
 	CAPTURE(out, ks_fold(f, &k, true));
 	EQ_STR(out, parts_count);
 	free(out);
+	ks_keynode_free(&k);
+
+	/*
+	 * Off-CPU: comm, the blocked stack root first, then offwaketime -f's
+	 * waker side: "--", the waker's stack leaf first, its comm, its pid.
+	 */
+	kload("keys/KEY-offcpu", &k);
+	out = NULL;
+	CAPTURE(out, n = ks_fold(f, &k, false));
+	EQ_U64(n, 3);
+	EQ_STR(out, offcpu);
+	EQ_U64(fold_sum(out, &lines), 9000 + 600 + 40);
+	free(out);
+	EQ_U64(k.n_slow, 1);
+	EQ_U64(k.slow[0].n_parts, 2);
+	EQ_U64(k.slow[0].part[1].part, KS_KP_WAKER_KSTACK);
+	EQ_U64(k.slow[0].part[1].n_frames, 3);
 	ks_keynode_free(&k);
 
 	/* No key: refused, nothing written. */
