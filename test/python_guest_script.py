@@ -136,6 +136,30 @@ def main():
               str(line))
         check("KEY-pykey" not in [m.name for m in kstats.metrics()],
               "metrics() leaves out KEY-NAME", "")
+    # An off-CPU trace: the target's waits of this process, keyed by its
+    # stack and its waker's, and the same samples in BLOCKED-NAME.
+    with kstats.trace("pyoff", offcpu=True, state="D", pid=os.getpid(),
+                      key=["kstack:8", "waker-kstack:8", "waker-comm"]) as t:
+        tgt("offcpu_thread 2000 4")
+        rows = [r for r in t.keys()
+                if any(f.startswith("kst_wait_thread+") for f in r["kstack"])]
+        check(len(rows) == 1 and rows[0]["count"] == 4 and rows[0]["min"] >= 2000000
+              and rows[0]["waker-comm"] == "kst_waker"
+              and any(f.startswith("kst_wake_thread+") for f in rows[0]["waker-kstack"]),
+              "offcpu: one row of the 4 waits, each >= 2 ms, woken by kst_waker", str(rows))
+        n = t.summary().samples
+        check(n >= 4 and kstats.metric("BLOCKED-pyoff").summary().samples == n
+              and kstats.metric("RUNQ-pyoff").summary().samples == n,
+              "offcpu: NAME, BLOCKED-NAME and RUNQ-NAME hold the same samples", str(n))
+        line = [d for d in kstats.traces() if d["name"] == "pyoff"]
+        check(line and line[0].get("kind") == "offcpu" and line[0].get("state") == "D",
+              "traces(): kind offcpu, state D", str(line))
+    try:
+        kstats.trace("pyoff2", offcpu=True, start="kst_target_delay")
+        check(False, "offcpu with start: refused", "accepted")
+    except kstats.KstatsError as e:
+        check(e.errno == errno.EINVAL and "pyoff2" not in control_text(),
+              "offcpu with start: EINVAL, nothing left", f"{e.errno}")
     # An exception inside the block still removes the trace.
     try:
         with kstats.trace("pyexc", start="kst_target_delay"):
