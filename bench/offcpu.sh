@@ -35,6 +35,10 @@ bt_start() { # OUT ARGS...
 	for i in \$(seq 1 600); do grep -q Attaching \$out && break; sleep 0.2; done
 	sleep 1
 }
+# Its maps hold stacks: it would take minutes to exit (see offcpu.bt).
+bt_stop() {
+	kill -KILL \$BT; wait \$BT 2>/dev/null
+}
 kst() { # TAG WORDS: a run under "trace o offcpu WORDS"
 	echo "trace o offcpu \$2" > \$C || return 1
 	/ks/pingpong $PN \$1
@@ -46,15 +50,16 @@ for r in \$(seq 1 $ROUNDS); do
 	line="\$line \$(kst stacks 'key kstack,waker-kstack')"
 	bt_start /tmp/bt.out
 	line="\$line \$(/ks/pingpong $PN bpftrace)"
-	kill -INT \$BT; wait \$BT
+	bt_stop
 	echo "@@OC \$line"
 done
 # Parity: both at once, over the same pingpong run.
 echo "trace p offcpu comm pingpong" > \$C
 bt_start /tmp/bt2.out
 /ks/pingpong $PN parity > /dev/null
-kill -INT \$BT; wait \$BT
-n=\$(sed -n 's/^@waits\[pingpong\]: //p' /tmp/bt2.out)
+bt_stop
+# The last print, as the parent exited: every wait of both tasks.
+n=\$(sed -n 's/^@waits\[pingpong\]: //p' /tmp/bt2.out | tail -n1)
 echo "@@PARITY kstats \$(awk '\$2 == "samples" {print \$3}' \$D/p) missed \$(awk '\$2 == "missed" {print \$3}' \$D/p) bpftrace \${n:-0}"
 echo "remove p" > \$C
 GUEST

@@ -477,6 +477,10 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	if (!strncmp(req->name, KS_KEY_PREFIX, strlen(KS_KEY_PREFIX)))
 		return ks_why(req, why, "names starting with %s are the keyed nodes of traces",
 			      KS_KEY_PREFIX);
+	if (!strncmp(req->name, KS_BLOCKED_PREFIX, strlen(KS_BLOCKED_PREFIX)) ||
+	    !strncmp(req->name, KS_RUNQ_PREFIX, strlen(KS_RUNQ_PREFIX)))
+		return ks_why(req, why, "names starting with %s or %s are the parts of off-CPU traces",
+			      KS_BLOCKED_PREFIX, KS_RUNQ_PREFIX);
 	if (n > KS_CONTROL_MAX_WORDS)
 		return ks_why(req, why, "too many words (at most %d): '%s' and after",
 			      (int)KS_CONTROL_MAX_WORDS, words[KS_CONTROL_MAX_WORDS]);
@@ -487,6 +491,11 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 			return err;
 		first = 3;
 	}
+	/* The kind is a word of its own, not a keyword: it follows NAME. */
+	for (i = first; i < n; i += 2)
+		if (!strcmp(words[i], KS_KIND_OFFCPU))
+			return ks_why(req, why, req->offcpu.on ? "offcpu given twice" :
+				      "offcpu comes right after NAME: trace NAME offcpu ...");
 	if ((n - first) % 2) {
 		w = words[n - 1];
 		if (match_string(ks_keywords, ARRAY_SIZE(ks_keywords), w) >= 0)
@@ -500,6 +509,9 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 		if (err)
 			return err;
 	}
+	if (req->offcpu.max_ns && req->offcpu.min_ns > req->offcpu.max_ns)
+		return ks_why(req, why, "min %llu is above max %llu: no wait could be a sample",
+			      req->offcpu.min_ns, req->offcpu.max_ns);
 	if ((seen & BIT(KS_KW_KEYS)) && !req->keys.n_parts)
 		return ks_why(req, why, "keys %u bounds the rows of a key: give key",
 			      req->keys.rows);

@@ -92,9 +92,12 @@ static void notrace ks_offcpu_end(struct ks_trace *t, struct task_struct *p,
 		return;
 	blocked = woke && wake >= out && wake <= now ? wake - out : 0;
 	kstats_record(t->dur, whole);
+	/* The parts, as the keyed rows, record while NAME does (stop, start). */
+	if (!READ_ONCE(t->dur->active))
+		return;
 	kstats_record(t->part[0], blocked);
 	kstats_record(t->part[1], whole - blocked);
-	if (t->keys && READ_ONCE(t->dur->active))
+	if (t->keys)
 		ks_keys_record_woken(t->keys, stack, waker, p, whole, now);
 }
 

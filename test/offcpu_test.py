@@ -42,6 +42,11 @@ BAD_LINES = [
     ("trace e8 start kst_target_delay state D", "keyword state is for off-CPU waits"),
     ("trace e9 offcpu key waker-comm:4", "only kstack, end-kstack and waker-kstack take a depth"),
     ("trace %s offcpu" % LONG_NAME, "offcpu NAME oooooooooooooooo... is longer than 55 bytes"),
+    ("trace e10 offcpu min 10 max 5", "min 10 is above max 5"),
+    ("trace e11 comm sleep offcpu", "offcpu comes right after NAME"),
+    ("trace e12 offcpu offcpu", "offcpu given twice"),
+    ("trace BLOCKED-e13 offcpu", "names starting with BLOCKED- or RUNQ- are the parts of off-CPU"),
+    ("trace RUNQ-e14 start kst_target_delay", "names starting with BLOCKED- or RUNQ- are the parts"),
 ]
 
 
@@ -68,8 +73,18 @@ echo clear > $T
 for n in op BLOCKED-op RUNQ-op KEY-op; do show $n; done
 flame op
 flame op --count
+flame BLOCKED-op
 listing pair
 ctl "remove op"
+step stop
+ctl "trace st offcpu comm kstP"
+echo stop > $D/st
+/modules/kstask kstP write $T 'offcpu_thread 1000 3'
+for n in st BLOCKED-st RUNQ-st; do show $n; done
+echo start > $D/st
+/modules/kstask kstP write $T 'offcpu_thread 1000 5'
+for n in st BLOCKED-st RUNQ-st; do show $n; done
+ctl "remove st"
 step sleep
 ctl "trace os offcpu comm sleep key kstack"
 i=0
@@ -220,6 +235,10 @@ def check_pair(r, st, flame):
     if not flame:
         return
     fl = flames(st)
+    lines, rc = fl.get(("BLOCKED-op", ""), ([], "missing"))
+    r.check(rc == "64" and any("a part of trace op" in l and "kstats flame op" in l
+                               for l in lines),
+            "flame BLOCKED-op: a usage error that names kstats flame op", str((rc, lines)))
     for flag, field in (("", "total"), ("--count", "count")):
         lines, rc = fl.get(("op", flag), ([], "missing"))
         vals = check_folded(r, "pair flame %s" % (flag or "total"), lines, rc, keys, field)
@@ -241,11 +260,21 @@ def check(logpath):
     lines, steps = parse(log)
     m = re.search(r"KSTATS-GUEST-START (\S+)", log)
     flame = not (m and m.group(1).endswith("-arm64"))
-    for s in ("pair", "sleep", "state", "split", "tasks", "bounds", "errors", "churn", "done"):
+    for s in ("pair", "stop", "sleep", "state", "split", "tasks", "bounds", "errors", "churn", "done"):
         r.check(s in steps, "step %s ran" % s)
     if "done" not in steps:
         return r
     check_pair(r, steps["pair"], flame)
+
+    st = steps["stop"]
+    got = nodes(st)
+    first = [summary(got.get(n, [[[], []]])[0][1])[0] for n in ("st", "BLOCKED-st", "RUNQ-st")]
+    again = [summary(got.get(n, [[], [[], []]])[-1][1])[0] for n in ("st", "BLOCKED-st", "RUNQ-st")]
+    r.check(all(d.get("samples") == "0" for d in first),
+            "stop: NAME stopped, its parts record nothing either", str(first))
+    r.check(all(d.get("samples") == again[0].get("samples") for d in again) and
+            int(again[0].get("samples", 0)) >= 5,
+            "start: NAME and its parts record again, the same samples", str(again))
 
     st = steps["sleep"]
     rows = with_frame(key_nodes(st).get("os", [{}])[0].get("rows", []), "kstack",

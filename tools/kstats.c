@@ -1159,6 +1159,21 @@ static int cmd_flame(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, name);
 	e = read_all(path, &text);
 	if (e == ENOENT) {
+		static const char *const parts[] = { "BLOCKED-", "RUNQ-", "GAP-" };
+		size_t i;
+
+		/* A part of a trace: its rows are the trace's. */
+		for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+			const char *trace = name + strlen(parts[i]);
+
+			if (strncmp(name, parts[i], strlen(parts[i])))
+				continue;
+			snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, trace);
+			if (!access(path, F_OK))
+				return err_exit(EX_USAGE, "%s: a part of trace %s, whose rows are in "
+						KEY_PREFIX "%s (kstats flame %s)",
+						name, trace, trace, trace);
+		}
 		snprintf(path, sizeof(path), "%s/%s", root, name);
 		if (!access(path, F_OK))
 			return err_exit(EX_NOINPUT, "%s: no " KEY_PREFIX "%s: not a trace with a key (trace it with key kstack)",

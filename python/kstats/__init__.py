@@ -221,9 +221,10 @@ class Metric:
     def keys(self) -> list[dict[str, Any]]:
         """The rows of KEY-NAME, a trace's rows per key (README, "KEY-NAME"),
         largest total first: dicts with total, count, avg, p50, p99, min,
-        max (ints, ns but count) and the key's parts, "kstack" and
-        "end-kstack" (frames, leaf first), "comm" (unescaped), "pid",
-        "tgid", "cpu" (see parse_keys()). [] when there is no KEY-NAME (a
+        max (ints, ns but count) and the key's parts, "kstack",
+        "end-kstack" and "waker-kstack" (frames, leaf first), "comm" and
+        "waker-comm" (unescaped), "pid", "tgid", "cpu", "waker-pid" (see
+        parse_keys()). [] when there is no KEY-NAME (a
         client metric, a trace without key or slowest) or the trace has no
         key. Errors as read() (ParseError for a text off the format)."""
         path = os.path.join(self._dir, KEY_PREFIX + self.name)
@@ -298,6 +299,16 @@ class Trace(Metric):
         """GAP-NAME: the time from one call's end to the next's start (ns)."""
         return Metric("GAP-" + self.name, self._dir)
 
+    @property
+    def blocked(self) -> Metric:
+        """BLOCKED-NAME, of an off-CPU trace: switch-out to wakeup (ns)."""
+        return Metric("BLOCKED-" + self.name, self._dir)
+
+    @property
+    def runq(self) -> Metric:
+        """RUNQ-NAME, of an off-CPU trace: wakeup to switch-in (ns)."""
+        return Metric("RUNQ-" + self.name, self._dir)
+
     def remove(self) -> None:
         """Remove the trace ("remove NAME"). KstatsError ENOENT when it is
         no longer there. Idempotent on this object."""
@@ -350,6 +361,11 @@ def trace(name: str, start: str | None = None, end: str | None = None,
                           f"trace {name}: unknown keyword {bad}; _control knows "
                           + ", ".join(TRACE_KEYWORDS))
     _check_name(name)
+    if not isinstance(offcpu, bool):
+        raise KstatsError(_errno.EINVAL, f"trace {name}: offcpu {offcpu!r}: True or False")
+    for kw, val in (("min_ns", min_ns), ("max_ns", max_ns)):
+        if val is not None and (isinstance(val, bool) or not isinstance(val, int)):
+            raise KstatsError(_errno.EINVAL, f"trace {name}: {kw} {val!r}: an int of ns")
     words = ["trace", name] + (["offcpu"] if offcpu else []) + ["bits", str(int(bits))]
     if not 0 <= int(bits) <= 5:
         raise KstatsError(_errno.EINVAL, f"trace {name}: bits {bits} not in 0..5")
