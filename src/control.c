@@ -479,7 +479,7 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 			      KS_KEY_PREFIX);
 	if (!strncmp(req->name, KS_BLOCKED_PREFIX, strlen(KS_BLOCKED_PREFIX)) ||
 	    !strncmp(req->name, KS_RUNQ_PREFIX, strlen(KS_RUNQ_PREFIX)))
-		return ks_why(req, why, "names starting with %s or %s are the parts of off-CPU traces",
+		return ks_why(req, why, "names starting with %s or %s are off-CPU traces' parts",
 			      KS_BLOCKED_PREFIX, KS_RUNQ_PREFIX);
 	if (n > KS_CONTROL_MAX_WORDS)
 		return ks_why(req, why, "too many words (at most %d): '%s' and after",

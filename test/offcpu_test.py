@@ -45,8 +45,8 @@ BAD_LINES = [
     ("trace e10 offcpu min 10 max 5", "min 10 is above max 5"),
     ("trace e11 comm sleep offcpu", "offcpu comes right after NAME"),
     ("trace e12 offcpu offcpu", "offcpu given twice"),
-    ("trace BLOCKED-e13 offcpu", "names starting with BLOCKED- or RUNQ- are the parts of off-CPU"),
-    ("trace RUNQ-e14 start kst_target_delay", "names starting with BLOCKED- or RUNQ- are the parts"),
+    ("trace BLOCKED-e13 offcpu", "names starting with BLOCKED- or RUNQ- are off-CPU traces' parts"),
+    ("trace RUNQ-e14 start kst_target_delay", "names starting with BLOCKED- or RUNQ- are off-CPU"),
 ]
 
 
@@ -236,9 +236,9 @@ def check_pair(r, st, flame):
         return
     fl = flames(st)
     lines, rc = fl.get(("BLOCKED-op", ""), ([], "missing"))
-    r.check(rc == "64" and any("a part of trace op" in l and "kstats flame op" in l
+    r.check(rc == "66" and any("a part of trace op" in l and "kstats flame op" in l
                                for l in lines),
-            "flame BLOCKED-op: a usage error that names kstats flame op", str((rc, lines)))
+            "flame BLOCKED-op: no KEY-BLOCKED-op (66), and it names kstats flame op", str((rc, lines)))
     for flag, field in (("", "total"), ("--count", "count")):
         lines, rc = fl.get(("op", flag), ([], "missing"))
         vals = check_folded(r, "pair flame %s" % (flag or "total"), lines, rc, keys, field)

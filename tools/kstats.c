@@ -1170,9 +1170,9 @@ static int cmd_flame(int argc, char **argv)
 				continue;
 			snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, trace);
 			if (!access(path, F_OK))
-				return err_exit(EX_USAGE, "%s: a part of trace %s, whose rows are in "
-						KEY_PREFIX "%s (kstats flame %s)",
-						name, trace, trace, trace);
+				return err_exit(EX_NOINPUT, "%s: no " KEY_PREFIX "%s: a part of trace %s, "
+						"whose rows are in " KEY_PREFIX "%s (kstats flame %s)",
+						name, name, trace, trace, trace);
 		}
 		snprintf(path, sizeof(path), "%s/%s", root, name);
 		if (!access(path, F_OK))
