@@ -263,6 +263,21 @@ static int ks_parse_pid(struct ks_trace_req *req, const char *key,
 	return 0;
 }
 
+/* "state S", "tasks user": one of @n names, its index into *@dst. */
+static_assert(KS_STATE_NR == 3 && KS_TASKS_NR == 3, "the message names three");
+static int ks_parse_choice(struct ks_trace_req *req, const char *key,
+			   const char *val, const char *const *names,
+			   unsigned int n, u8 *dst, const char **why)
+{
+	int m = match_string(names, n, val);
+
+	if (m < 0)
+		return ks_why(req, why, "%s %s: must be %s, %s or %s", key, val,
+			      names[0], names[1], names[2]);
+	*dst = m;
+	return 0;
+}
+
 static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 			 char *val, unsigned int *seen,
 			 enum ks_method *hints, const char **why)
@@ -343,17 +358,11 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 		req->given_method = m;
 		return 0;
 	case KS_KW_STATE:
-		m = match_string(ks_offcpu_state_names, KS_STATE_NR, val);
-		if (m < 0)
-			return ks_why(req, why, "state %s: must be any, S or D", val);
-		req->offcpu.state = m;
-		return 0;
+		return ks_parse_choice(req, key, val, ks_offcpu_state_names,
+				       KS_STATE_NR, &req->offcpu.state, why);
 	case KS_KW_TASKS:
-		m = match_string(ks_offcpu_tasks_names, KS_TASKS_NR, val);
-		if (m < 0)
-			return ks_why(req, why, "tasks %s: must be all, user or kernel", val);
-		req->offcpu.tasks = m;
-		return 0;
+		return ks_parse_choice(req, key, val, ks_offcpu_tasks_names,
+				       KS_TASKS_NR, &req->offcpu.tasks, why);
 	case KS_KW_MIN:
 		if (kstrtou64(val, 10, &req->offcpu.min_ns))
 			return ks_why(req, why, "min %s: must be a number of ns", val);

@@ -385,6 +385,13 @@ def check_folded(r, what, lines, rc, node, field):
     return vals
 
 
+def check_no_nodes_left(r, what, step_lines):
+    """The step's first "@@LS" line lists only _control (and _interval)."""
+    ls_ = [l for l in step_lines if l.startswith("@@LS")]
+    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
+            what, str(ls_))
+
+
 def func(frame):
     return frame.split("+")[0].split(" ")[0]
 
@@ -628,15 +635,11 @@ def check(logpath):
     c = [x for x in res if x[0].startswith("trace KEY-x")]
     r.check(c and c[0][1] == "1" and any("keyed nodes of traces" in l for l in dmesg),
             "a trace named KEY-... is refused", str(c))
-    ls_ = [l for l in st if l.startswith("@@LS")]
-    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
-            "after the refusals only _control (and _interval) remain", str(ls_))
+    check_no_nodes_left(r, "after the refusals only _control (and _interval) remain", st)
 
     # Traces created, read and removed in a loop: no node left behind
     # (and run-guest.sh fails on any kernel report).
-    ls_ = [l for l in steps["churn"] if l.startswith("@@LS")]
-    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
-            "churn: no node left behind", str(ls_))
+    check_no_nodes_left(r, "churn: no node left behind", steps["churn"])
 
     check_keycost(r, steps["keycost"], series, arch)
     return r

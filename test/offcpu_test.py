@@ -18,7 +18,7 @@ import re
 import sys
 
 from basic_test import Results, parse, report, summary
-from keys_test import check_folded, flames, func, key_nodes
+from keys_test import check_folded, check_no_nodes_left, flames, func, key_nodes
 from trace_test import ctls, listings, measured, nodes
 
 # (command, US, N, the waiter's function, the waker's function)
@@ -338,17 +338,13 @@ def check(logpath):
         rc, _ = got.get(line, ("missing", ""))
         r.check(rc != "0", "refused: %s" % line, rc)
         r.check(any(why in l for l in lines if "kstats:" in l), "dmesg reason: %s" % why)
-    ls_ = [l for l in st if l.startswith("@@LS")]
-    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
-            "errors: only _control (and _interval) remain", str(ls_))
+    check_no_nodes_left(r, "errors: only _control (and _interval) remain", st)
 
     st = steps["churn"]
     ls = listings(st).get("churn", [])
     r.check(any(l.startswith("ch ") and " missed 0 " in l for l in ls),
             "churn: fork and exit while tracing: nothing missed", str(ls))
-    ls_ = [l for l in st if l.startswith("@@LS")]
-    r.check(ls_ and ls_[0].split()[1:] in (["_control"], ["_control", "_interval"]),
-            "churn: no node left behind", str(ls_))
+    check_no_nodes_left(r, "churn: no node left behind", st)
     return r
 
 
