@@ -94,6 +94,11 @@ for k in "${KERNELS[@]}"; do
 	grep -E '^(FAIL|pyguest: )' "$LOGS/python-$k.result" | sed "s/^/    [$k] /"
 	add_counts "$LOGS/python-$k.result"
 
+	# Off-CPU waits against bpftrace's count of the same waits (rootfs guest).
+	bash test/offcpu-peer.sh "$k" "$LOGS" >"$LOGS/offcpu-peer-$k.result" 2>&1
+	grep -E '^(FAIL|peer: )' "$LOGS/offcpu-peer-$k.result" | sed "s/^/    [$k] /"
+	add_counts "$LOGS/offcpu-peer-$k.result"
+
 	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"
 done
