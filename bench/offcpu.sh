@@ -27,13 +27,16 @@ for k in "${KERNELS[@]}"; do
 C=/sys/kernel/debug/kstats/_control
 D=/sys/kernel/debug/kstats
 insmod /ks/kstats.ko || exit 1
-# bpftrace in the background until it has attached: BT=its pid.
-bt_start() { # OUT ARGS...
-	out=\$1; shift
-	bpftrace "\$@" /ks/offcpu.bt >\$out 2>&1 &
+# bpftrace in the background until its probe runs on CPU 0, where
+# pingpong runs (it says "Attaching" before it has): BT=its pid.
+bt_start() { # OUT
+	bpftrace /ks/offcpu.bt >\$1 2>&1 &
 	BT=\$!
-	for i in \$(seq 1 600); do grep -q Attaching \$out && break; sleep 0.2; done
-	sleep 1
+	for i in \$(seq 1 300); do
+		grep -q '^ready' \$1 && break
+		taskset 1 /ks/kstask kstready sleep 1 1000 > /dev/null
+		sleep 0.2
+	done
 }
 # Its maps hold stacks: it would take minutes to exit (see offcpu.bt).
 bt_stop() {
@@ -65,7 +68,7 @@ echo "remove p" > \$C
 GUEST
 	LOG=$TOP/out/bench-offcpu-$k.console
 	bash test/lib/rootfs.sh "$k" "$script" "$LOG" "out/$k/kstats.ko" \
-		"out/$k/pingpong" bench/offcpu.bt >&2 || true
+		"out/$k/pingpong" "out/$k/kstask" bench/offcpu.bt >&2 || true
 	rm -f "$script"
 	grep -a '^@@CHECK' "$LOG" | sed "s/^@@CHECK/check $k/" || true
 	echo "== $k off-CPU traces, pipe ping-pong: $PN round trips a run, median of $ROUNDS rounds; base: untraced, same round"
