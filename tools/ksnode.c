@@ -1105,52 +1105,114 @@ static void fold_waker(FILE *f, const struct ks_keynode *k,
 	}
 }
 
+/* A row's frames, as one folded line without its value, in @f. */
+static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *row)
+{
+	const struct ks_kval *st;
+	bool first = true;
+	char fr[2048];
+	unsigned int i;
+	size_t j;
+
+	/* comm, pid, tgid, cpu first, in the order of the key. */
+	for (i = 0; i < row->n_parts; i++) {
+		const struct ks_kval *v = &row->part[i];
+
+		if (v->part == KS_KP_COMM)
+			clean_copy(fr, sizeof(fr), v->comm, strlen(v->comm));
+		else if (v->part > KS_KP_COMM && v->part <= KS_KP_CPU)
+			snprintf(fr, sizeof(fr), "%s %lld",
+				 ks_kpart_names[v->part], v->num);
+		else
+			continue;
+		put_frame(f, &first, fr);
+	}
+	/* Stacks are listed leaf first; a folded line is root first. */
+	st = kval_get(row->part, row->n_parts, KS_KP_KSTACK);
+	for (j = st ? st->n_frames : 0; j-- > 0; ) {
+		ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
+		put_frame(f, &first, fr);
+	}
+	st = kval_get(row->part, row->n_parts, KS_KP_END_KSTACK);
+	if (st) {
+		put_frame(f, &first, "--");
+		for (j = st->n_frames; j-- > 0; ) {
+			ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
+			put_frame(f, &first, fr);
+		}
+	}
+	fold_waker(f, k, row, &first);
+}
+
+struct folded {
+	char *line;
+	uint64_t value;
+	size_t row;		/* the first row that prints it */
+};
+
+static int folded_cmp(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+	int c = strcmp(x->line, y->line);
+
+	return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+static int folded_row_cmp(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	return (x->row > y->row) - (x->row < y->row);
+}
+
 int ks_fold(FILE *f, const struct ks_keynode *k, bool count)
 {
-	char fr[2048];
-	size_t r;
+	struct folded *fl;
+	size_t r, n = 0;
 	int lines = 0;
 
 	if (!k->n_key)
 		return -1;
+	fl = calloc(k->n_rows ? k->n_rows : 1, sizeof(*fl));
+	if (!fl)
+		return -1;
 	for (r = 0; r < k->n_rows; r++) {
-		const struct ks_krow *row = &k->row[r];
-		const struct ks_kval *st;
-		bool first = true;
-		unsigned int i;
-		size_t j;
+		size_t len;
+		FILE *m = open_memstream(&fl[n].line, &len);
 
-		/* comm, pid, tgid, cpu first, in the order of the key. */
-		for (i = 0; i < row->n_parts; i++) {
-			const struct ks_kval *v = &row->part[i];
-
-			if (v->part == KS_KP_COMM)
-				clean_copy(fr, sizeof(fr), v->comm, strlen(v->comm));
-			else if (v->part > KS_KP_COMM && v->part <= KS_KP_CPU)
-				snprintf(fr, sizeof(fr), "%s %lld",
-					 ks_kpart_names[v->part], v->num);
-			else
-				continue;
-			put_frame(f, &first, fr);
-		}
-		/* Stacks are listed leaf first; a folded line is root first. */
-		st = kval_get(row->part, row->n_parts, KS_KP_KSTACK);
-		for (j = st ? st->n_frames : 0; j-- > 0; ) {
-			ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
-			put_frame(f, &first, fr);
-		}
-		st = kval_get(row->part, row->n_parts, KS_KP_END_KSTACK);
-		if (st) {
-			put_frame(f, &first, "--");
-			for (j = st->n_frames; j-- > 0; ) {
-				ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
-				put_frame(f, &first, fr);
-			}
-		}
-		fold_waker(f, k, row, &first);
-		fprintf(f, " %" PRIu64 "\n", count ? row->st.count : row->st.total);
-		lines++;
+		if (!m)
+			break;
+		fold_row(m, k, &k->row[r]);
+		if (fclose(m))
+			break;
+		fl[n].value = count ? k->row[r].st.count : k->row[r].st.total;
+		fl[n++].row = r;
 	}
+	/*
+	 * Rows that differ only where folding drops it (a call site's
+	 * offset, two depths of one stack cut alike) print one line: one
+	 * line, their sum, where the first of them stood.
+	 */
+	qsort(fl, n, sizeof(*fl), folded_cmp);
+	for (r = 0; r < n; ) {
+		size_t e = r + 1;
+
+		while (e < n && !strcmp(fl[e].line, fl[r].line)) {
+			fl[r].value += fl[e].value;
+			fl[e].row = SIZE_MAX;	/* merged into fl[r] */
+			e++;
+		}
+		r = e;
+	}
+	qsort(fl, n, sizeof(*fl), folded_row_cmp);
+	for (r = 0; r < n; r++) {
+		if (fl[r].row != SIZE_MAX) {
+			fprintf(f, "%s %" PRIu64 "\n", fl[r].line, fl[r].value);
+			lines++;
+		}
+		free(fl[r].line);
+	}
+	free(fl);
 	if (k->has_other && k->other_st.count) {
 		fprintf(f, "[other] %" PRIu64 "\n",
 			count ? k->other_st.count : k->other_st.total);

@@ -194,7 +194,9 @@ void ks_keynode_free(struct ks_keynode *k);
  * waker-kstack leaf first, then waker-comm and "waker-pid N". Frames lose their +0xOFF/0xSIZE (the
  * " [module]" stays); ';' and control characters become '_'. VALUE is
  * the row's total (ns), or its count when @count. Then "[other] VALUE"
- * when the other row has samples. The values add up to the rows' and
+ * when the other row has samples. Rows that print the same line (they
+ * differ only in what folding drops) are one line, their values summed,
+ * where the first of them stood. The values add up to the rows' and
  * other's totals (counts). Returns the number of lines, or -1 when @k
  * has no key (nothing is written).
  */

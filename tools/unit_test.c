@@ -750,6 +750,25 @@ static void test_fold(void)
 	EQ_U64(k.slow[0].part[1].n_frames, 3);
 	ks_keynode_free(&k);
 
+	/*
+	 * Rows that fold to one line (ksys_read+0x6f and +0xbb) print it
+	 * once, with their sum, where the first stood; a frame of another
+	 * module keeps its line.
+	 */
+	kload("keys/KEY-merge", &k);
+	out = NULL;
+	CAPTURE(out, n = ks_fold(f, &k, false));
+	EQ_U64(n, 2);
+	EQ_STR(out, "do_syscall_64;ksys_read;vfs_read 5700\n"
+		    "do_syscall_64;ksys_read [other_mod];vfs_read 3000\n");
+	free(out);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, true));
+	EQ_STR(out, "do_syscall_64;ksys_read;vfs_read 6\n"
+		    "do_syscall_64;ksys_read [other_mod];vfs_read 2\n");
+	free(out);
+	ks_keynode_free(&k);
+
 	/* No key: refused, nothing written. */
 	kload("keys/KEY-nokey", &k);
 	out = NULL;
