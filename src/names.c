@@ -97,6 +97,20 @@ unsigned long ks_symbol_addr(const char *sym)
 	return ks_kprobe_lookup(sym, &addr) == -ENOENT ? 0 : addr;
 }
 
+/*
+ * Is @sym in the core kernel's data (.rodata, .data, .bss: from _etext to
+ * __bss_stop; kprobes cannot look _end up), as jiffies is? A module's
+ * data cannot be told from its text here: within_module() needs the
+ * module, which no export finds.
+ */
+static bool ks_is_core_data(const char *sym)
+{
+	unsigned long addr = ks_symbol_addr(sym);
+
+	return addr && addr >= ks_symbol_addr("_etext") &&
+	       addr < ks_symbol_addr("__bss_stop");
+}
+
 /**
  * ks_resolve() - find a function's address the way kprobes do
  * @name: the trace's NAME, for messages
@@ -125,6 +139,10 @@ int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 		else
 			ks_err_ratelimited("trace %s: no function %s in the kernel or its modules\n",
 					   name, sym);
+		return err;
+	}
+	if (err && ks_is_core_data(sym)) {
+		ks_err_ratelimited("trace %s: %s is data, not a function\n", name, sym);
 		return err;
 	}
 	if (err) {

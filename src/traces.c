@@ -316,7 +316,8 @@ int ks_trace_add(const struct ks_trace_req *req)
 	}
 	mutex_lock(&ks_trace_lock);
 	if (ks_trace_find(req->name)) {
-		ks_err_ratelimited("trace %s: already traced\n", req->name);
+		ks_err_ratelimited("trace %s: a trace of that name exists (remove %s first)\n",
+				   req->name, req->name);
 		err = -EEXIST;
 		goto err_unlock;
 	}

@@ -98,7 +98,7 @@ def main():
         check(t.summary().samples == 0 and t.summary().min is None, "reset clears", "")
         # Refusals: the kernel's errno and dmesg line, and Python's own.
         for kw, err, reason in (({"start": "kst_target_delay"}, errno.EEXIST,
-                                 "kstats: trace pydelay: already traced"),):
+                                 "kstats: trace pydelay: a trace of that name exists"),):
             try:
                 kstats.trace("pydelay", **kw)
                 check(False, "duplicate trace refused", "no error")
