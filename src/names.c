@@ -369,8 +369,8 @@ bool ks_is_function_set(const char *spec)
 static void ks_funcs_report_skipped(const char *trace, const struct ks_funcs *f)
 {
 	if (f->skipped)
-		pr_info("trace %s: skipped %u functions kprobes refuse:%s%s\n",
-			trace, f->skipped, f->skipped_names,
+		pr_info("trace %s: skipped %u function%s kprobes refuse:%s%s\n",
+			trace, f->skipped, f->skipped == 1 ? "" : "s", f->skipped_names,
 			f->skipped > f->skipped_named ? " ..." : "");
 }
 

@@ -62,6 +62,8 @@ step show $K show read
 step show_slots $K show read --slots --unit us
 step show_json $K show read --json
 step show_cpu1 $K show read --cpu 1 --json
+step show_cpu64 $K show read --cpu 64
+step watch_i0 $K watch read -i 0
 step start $K start read
 step reset $K reset runq
 step show_runq $K show runq
@@ -288,7 +290,10 @@ def check_console(console):
     expect('refuse_word', 65,
            r"refused: Invalid argument \(errno 22 EINVAL\)\nkstats: dmesg: kstats: trace rd: "
            r"'vfs_read' is not a keyword; did you mean 'start vfs_read'\?")
-    expect('refuse_exists', 65, r'errno 17 EEXIST')
+    expect('refuse_exists', 65, r'errno 17 EEXIST\)\nkstats: dmesg: kstats: trace read: a trace of that '
+           r'name exists \(remove read first\)')
+    expect('show_cpu64', 64, r'^kstats: --cpu 64: read counts CPUs 0 to 1$')
+    expect('watch_i0', 64, r'^kstats: -i 0: not a number from 1 to 86400$')
     expect('refuse_nofunc', 65, r'errno 2 ENOENT\)\nkstats: dmesg: kstats: trace x: .*no_such_function_kstats')
     expect('remove_unknown', 66, r'ENOENT\)\nkstats: dmesg: kstats: remove nope:')
     expect('show_unknown', 66, r'^kstats: nope: no metric nope')
@@ -297,11 +302,11 @@ def check_console(console):
 
     # run
     expect('run_d', 0)
-    check(re.search(r'^rr: \d+ samples', out('run_d'), re.M) and ' -> ' in out('run_d'),
+    check(re.search(r'^rr: \d+ samples?,', out('run_d'), re.M) and ' -> ' in out('run_d'),
           'run -d 2 printed the histogram')
     check(files.get('run_d_after', '').strip() == '0', 'run -d removed its trace')
     check(files.get('run_int.rc', '').strip() == '0', f"run at SIGINT exits 0: {files.get('run_int.err')!r}")
-    check(re.search(r'^rr2: \d+ samples', files.get('run_int.out', ''), re.M), 'run printed at SIGINT')
+    check(re.search(r'^rr2: \d+ samples?,', files.get('run_int.out', ''), re.M), 'run printed at SIGINT')
     check(files.get('run_int_after', '').strip() == '0', 'run removed its trace at SIGINT')
     check(files.get('run_term.rc', '').strip() == '0', 'run at SIGTERM exits 0')
     check(len(re.findall(r'^rr3: ', files.get('run_term.out', ''), re.M)) >= 2,

@@ -983,7 +983,7 @@ def check(logpath):
     r.check(f.get("functions") == "1" and f.get("skipped") == "1",
             "list with a function kprobes refuse: it is skipped and counted", str(f))
     r.check(total(nd.get("w5", [([], [])])[0][0]) == 3, "list w5: the remaining function's 3 calls")
-    r.check(any(l.endswith("kstats: trace w5: skipped 1 functions kprobes refuse: kstats_record")
+    r.check(any(l.endswith("kstats: trace w5: skipped 1 function kprobes refuse: kstats_record")
                 for l in lines), "dmesg names the skipped function")
     r.check(total(nd.get("w15", [([], [])])[0][0]) == 4,
             "the alias by name, kst_alias_null: its 4 calls", str(nd.get("w15")))

@@ -402,8 +402,9 @@ static void print_summary(const struct ks_node *n, enum ks_unit u)
 	char a[32], b[32], c[32];
 	int i;
 
-	printf("%s: %" PRIu64 " samples, missed %" PRIu64 ", %s", n->name,
-	       n->samples, n->missed, n->active ? "active" : "stopped");
+	printf("%s: %" PRIu64 " sample%s, missed %" PRIu64 ", %s", n->name,
+	       n->samples, n->samples == 1 ? "" : "s", n->missed,
+	       n->active ? "active" : "stopped");
 	if (n->is_trace)
 		printf(", trace by %s%s", n->method, n->gone ? " (gone)" : "");
 	printf("\n  min %s  mean %s  max %s\n",
@@ -472,8 +473,8 @@ static int show_node(const struct ks_node *n, int cpu, bool slots,
 
 		for (i = 0; i < (size_t)nr; i++)
 			t += rows[i].count;
-		printf("  CPU %d: %" PRIu64 " samples (the figures above are of all CPUs)\n",
-		       cpu, t);
+		printf("  CPU %d: %" PRIu64 " sample%s (the figures above are of all CPUs)\n",
+		       cpu, t, t == 1 ? "" : "s");
 	}
 	/* One unit for the whole table: the median's, unless given. */
 	if (hu == KS_AUTO)
@@ -487,16 +488,34 @@ static int show_node(const struct ks_node *n, int cpu, bool slots,
 	return 0;
 }
 
-static int parse_uint(const char *opt, const char *s, unsigned long max,
-		      unsigned long *v)
+/* @s as a number from @min to @max, or a usage error that says so. */
+static int parse_range(const char *opt, const char *s, unsigned long min,
+		       unsigned long max, unsigned long *v)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || *s == '-' || *v > max)
-		return err_exit(EX_USAGE, "%s %s: not a number from 0 to %lu",
-				opt, s, max);
+	if (errno || !*s || *end || *s == '-' || *v < min || *v > max)
+		return err_exit(EX_USAGE, "%s %s: not a number from %lu to %lu",
+				opt, s, min, max);
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned long max,
+		      unsigned long *v)
+{
+	return parse_range(opt, s, 0, max, v);
+}
+
+/* The CPUs a node's CPUS lines count (nr_cpu_ids), or 0 with no samples. */
+static unsigned int node_cpus(const struct ks_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n_lines; i++)
+		if (n->lines[i].totals)
+			return n->lines[i].cpu;
 	return 0;
 }
 
@@ -526,6 +545,12 @@ static int cmd_show(int argc, char **argv)
 		return usage_show(stderr);
 	if ((rc = check_root()) || (rc = load(argv[optind], false, &n)))
 		return rc;
+	if (have_cpu && node_cpus(&n) && cpu >= node_cpus(&n)) {
+		rc = err_exit(EX_USAGE, "--cpu %lu: %s counts CPUs 0 to %u", cpu,
+			      argv[optind], node_cpus(&n) - 1);
+		ks_node_free(&n);
+		return rc;
+	}
 	rc = show_node(&n, have_cpu ? (int)cpu : -1, slots, u);
 	ks_node_free(&n);
 	return rc;
@@ -589,10 +614,8 @@ static int cmd_watch(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'u': if ((rc = parse_unit(optarg, &u))) return rc; break;
 		case 'i':
-			if ((rc = parse_uint("-i", optarg, 86400, &ival)))
+			if ((rc = parse_range("-i", optarg, 1, 86400, &ival)))
 				return rc;
-			if (!ival)
-				return err_exit(EX_USAGE, "-i 0: the interval is at least 1 s");
 			break;
 		case 'n':
 			if ((rc = parse_uint("-n", optarg, 1UL << 31, &count)))
@@ -827,7 +850,8 @@ static int usage_run(FILE *f)
 	fputs("usage: kstats run [-d SECONDS] [-i SECONDS] [--unit U] NAME [TRACE-WORDS...]\n"
 	      "Sets up \"trace NAME TRACE-WORDS\", prints its histogram every -i seconds,\n"
 	      "or once at the end (after -d seconds, or at Ctrl-C or SIGTERM), then\n"
-	      "removes the trace, also on SIGINT and SIGTERM.\n", f);
+	      "removes the trace, also on SIGINT and SIGTERM. -d 0 (the default):\n"
+	      "until Ctrl-C or SIGTERM; -i 0 (the default): only at the end.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
 
