@@ -73,6 +73,11 @@ for series in 6.1 6.12; do
 	run "reference kernel $series installed" test "$found" = 1
 done
 
+# The README's first command, as a user runs it.
+bash test/demo-test.sh "$LOGS" >"$LOGS/demo.result" 2>&1
+grep -E '^(FAIL|demo: )' "$LOGS/demo.result" | sed 's/^/    [demo] /'
+add_counts "$LOGS/demo.result"
+
 run "checkpatch --strict" bash test/lint.sh checkpatch
 run "i386 build needs no libgcc helper (__udivdi3, __umoddi3, ...)" bash test/i386/check.sh
 
