@@ -10,6 +10,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 # shellcheck source=lib/kernels.sh
 . test/lib/kernels.sh
+# shellcheck source=lib/apt.sh
+. test/lib/apt.sh
 WORK=$TOP/out/package
 rm -rf "$WORK"
 mkdir -p "$WORK"
@@ -29,8 +31,8 @@ for p in "${pkgs[@]}"; do
 	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
 done
 if ((${#missing[@]})); then
-	apt-get update >/dev/null
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+	ks_apt update >/dev/null
+	ks_apt install -y --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # 1. Build from a clean export of the tracked files, never untracked ones,
@@ -78,7 +80,7 @@ done
 ok $? "kstats package holds no DKMS sources"
 dpkg-deb -f "$deb" Recommends | grep -Eq '(^|, )kstats(,|$)'
 ok $? "kstats-dkms recommends kstats"
-DEBIAN_FRONTEND=noninteractive apt-get install -y "$tooldeb" >"$WORK/install-tool.log" 2>&1
+ks_apt install -y "$tooldeb" >"$WORK/install-tool.log" 2>&1
 ok $? "apt install ./$(basename "$tooldeb")"
 /usr/sbin/kstats --help >/dev/null
 ok $? "installed kstats --help"
@@ -99,7 +101,7 @@ for f in __init__.py __main__.py _fmt.py _node.py; do
 done
 ! grep -Eq 'tests|__pycache__|\.pyc$' <<<"$pyfiles"
 ok $? "python3-kstats holds no tests and no bytecode"
-DEBIAN_FRONTEND=noninteractive apt-get install -y "$pydeb" >"$WORK/install-py.log" 2>&1
+ks_apt install -y "$pydeb" >"$WORK/install-py.log" 2>&1
 ok $? "apt install ./$(basename "$pydeb")"
 [[ $(cd / && /usr/bin/python3 -c 'import kstats; print(kstats.__file__)') == /usr/lib/python3/dist-packages/kstats/__init__.py ]]
 ok $? "import kstats finds the installed package"
@@ -107,19 +109,19 @@ ok $? "import kstats finds the installed package"
 	$(cd / && KSTATS_ROOT=$TOP/test/data/6.12/kstats /usr/bin/python3 -m kstats) == \
 	$(KSTATS_ROOT=$TOP/test/data/6.12/kstats /usr/sbin/kstats list) ]]
 ok $? "installed python3 -m kstats prints the tool's list view of the captured nodes"
-apt-get purge -y python3-kstats >"$WORK/purge-py.log" 2>&1
+ks_apt purge -y python3-kstats >"$WORK/purge-py.log" 2>&1
 ok $? "apt-get purge python3-kstats"
 ! ls /usr/lib/python3/dist-packages/kstats >/dev/null 2>&1
 ok $? "purge removes the Python package and its bytecode"
 
-apt-get purge -y kstats >"$WORK/purge-tool.log" 2>&1
+ks_apt purge -y kstats >"$WORK/purge-tool.log" 2>&1
 ok $? "apt-get purge kstats"
 ! ls /usr/sbin/kstats /lib/systemd/system/kstats-export.* >/dev/null 2>&1
 ok $? "purge removes the tool and its units"
 
 # 3. Install with both kernels' headers present.
-apt-get purge -y kstats-dkms >/dev/null 2>&1
-DEBIAN_FRONTEND=noninteractive apt-get install -y "$deb" >"$WORK/install.log" 2>&1
+ks_apt purge -y kstats-dkms >/dev/null 2>&1
+ks_apt install -y "$deb" >"$WORK/install.log" 2>&1
 ok $? "apt install ./$(basename "$deb")"
 for k in "${KERNELS[@]}"; do
 	# Not grep -q on the pipe: with pipefail, dkms' SIGPIPE would fail it.
@@ -178,14 +180,14 @@ GUEST
 done
 
 # Reinstalling the same version rebuilds and keeps it installed.
-DEBIAN_FRONTEND=noninteractive apt-get install -y --reinstall "$deb" >"$WORK/reinstall.log" 2>&1
+ks_apt install -y --reinstall "$deb" >"$WORK/reinstall.log" 2>&1
 status=$(dkms status kstats 2>/dev/null)
 [[ $(grep -c "kstats/$ver, .*: installed" <<<"$status") == "${#KERNELS[@]}" ]]
 ok $? "apt install --reinstall keeps kstats installed for every kernel"
 
 # 6. Purge: nothing of kstats stays (DKMS's own MOK key may).
-apt-get purge -y kstats-dkms >"$WORK/purge.log" 2>&1
-ok $? "apt-get purge kstats-dkms"
+ks_apt purge -y kstats-dkms >"$WORK/purge.log" 2>&1
+ok $? "ks_apt purge kstats-dkms"
 left=$(ls -d /usr/src/kstats* /var/lib/dkms/kstats 2>/dev/null; find /lib/modules/*/updates -name 'kstats*' 2>/dev/null)
 [[ -z $left ]]
 ok $? "purge leaves nothing under /usr/src, /var/lib/dkms/kstats, /lib/modules/*/updates${left:+: $left}"

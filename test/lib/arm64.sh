@@ -9,6 +9,8 @@
 # The unpacked headers use the host's own linux-kbuild (amd64 fixdep,
 # modpost, genksyms), which Debian builds for this (Multi-Arch: foreign):
 # the tree's scripts/ link resolves to a link to the host's package.
+# shellcheck source=apt.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 # shellcheck source=kernels.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kernels.sh"
@@ -25,12 +27,12 @@ ks_arm64_host_deps() {
 	done
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
-		apt-get update -q
+		ks_apt update -q
 	fi
 	((${#missing[@]} == 0)) && return 0
 	echo "arm64: installing ${missing[*]}"
-	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	ks_apt update -q
+	ks_apt install -y -q --no-install-recommends \
 		"${KS_ARM64_HOST_PKGS[@]}"
 }
 
@@ -40,9 +42,9 @@ ks_arm64_fetch() {
 	local dir=$1
 	shift
 	mkdir -p "$dir"
-	(cd "$dir" && apt-get download -q "$@") && return 0
-	apt-get update -q
-	(cd "$dir" && apt-get download -q "$@")
+	(cd "$dir" && ks_apt download -q "$@") && return 0
+	ks_apt update -q
+	(cd "$dir" && ks_apt download -q "$@")
 }
 
 # ks_arm64_kernels: "ARM64_KVER VERSION" per stock amd64 reference kernel
@@ -97,7 +99,7 @@ ks_arm64_kernel() {
 ks_arm64_busybox() {
 	local ver dir
 	ver=$(apt-cache policy busybox-static:arm64 | awk '/Candidate:/ {print $2}')
-	[[ -n $ver && $ver != "(none)" ]] || { apt-get update -q >&2; ver=$(apt-cache policy busybox-static:arm64 | awk '/Candidate:/ {print $2}'); }
+	[[ -n $ver && $ver != "(none)" ]] || { ks_apt update -q >&2; ver=$(apt-cache policy busybox-static:arm64 | awk '/Candidate:/ {print $2}'); }
 	dir=$KS_ARM64_CACHE/arm64-busybox-${ver//:/_}
 	if [[ ! -x $dir/bin/busybox ]]; then
 		rm -rf "$dir" "$dir.tmp"

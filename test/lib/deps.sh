@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install everything the kstats tests need on a fresh Debian 12 (bookworm)
 # machine, as root.  Idempotent: if every package is already installed we do
-# not touch apt at all, so reruns cost a single dpkg-query.
+# not touch apt at all, so reruns cost a single dpkg-query. It says what it
+# installs, installs only what is missing and upgrades nothing else
+# (test/lib/need-pkgs.sh).
 set -euo pipefail
 
 PKGS=(
@@ -16,29 +18,15 @@ PKGS=(
 	debootstrap e2fsprogs util-linux
 )
 
-missing=()
+# Only the missing ones are installed, and nothing else is upgraded.
+n=0
 for p in "${PKGS[@]}"; do
-	# "install ok installed" is the only state that means fully configured;
-	# half-installed/config-files states must be (re)installed.
-	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	if [[ "$status" != "install ok installed" ]]; then
-		missing+=("$p")
-	fi
+	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true) == "install ok installed" ]] ||
+		n=$((n + 1))
 done
-
-if ((${#missing[@]} == 0)); then
+if ((n == 0)); then
 	echo "deps: all ${#PKGS[@]} packages already installed"
 	exit 0
 fi
-
-if ((EUID != 0)); then
-	echo "deps: missing packages (${missing[*]}); run as root" >&2
-	exit 1
-fi
-
-echo "deps: installing: ${missing[*]}"
-apt-get update
-# Install the full list, not just the missing ones, so apt can resolve
-# the set consistently; already-installed packages are no-ops.
-DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PKGS[@]}"
+bash "$(dirname "$0")/need-pkgs.sh" "${PKGS[@]}"
 echo "deps: done"
