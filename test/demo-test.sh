@@ -26,5 +26,15 @@ check "the client module's metric" '^demo_hrtimer_late: [1-9][0-9]* samples?'
 check "kstats list" '^NAME +SAMPLES'
 check "the raw node, last" '^# name read$'
 check "unloaded at the end" '^== unloaded$'
+# A kernel that is not here: one message naming those that are, exit 2.
+bash "$TOP/test/demo.sh" 6.99-nosuch >"$logs/demo-nosuch.out" 2>&1
+rc=$?
+if [[ $rc == 2 ]] && grep -q "^demo: no kernel 6.99-nosuch with its headers here; these are: [0-9]" "$logs/demo-nosuch.out" &&
+	! grep -q "make" "$logs/demo-nosuch.out"; then
+	p=$((p + 1))
+else
+	f=$((f + 1))
+	echo "FAIL demo: an unknown kernel (rc $rc): $(tr '\n' ' ' <"$logs/demo-nosuch.out")"
+fi
 echo "demo: $p passed, $f failed"
 [[ $f == 0 ]]

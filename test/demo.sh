@@ -17,6 +17,11 @@ cd "$TOP"
 
 bash test/lib/deps.sh
 KVER=${1:-$(ks_kernels | tail -1)}
+if [[ ! -d /lib/modules/$KVER/build || ! -e /boot/vmlinuz-$KVER ]]; then
+	echo "demo: no kernel $KVER with its headers here; these are: $(ks_kernels | tr '\n' ' ')" >&2
+	echo "demo: add one with apt-get install linux-image-$KVER linux-headers-$KVER" >&2
+	exit 2
+fi
 echo "== building kstats for $KVER (only what changed since the last run)"
 KS_INCREMENTAL=1 bash test/build.sh "$KVER"
 echo "== building the kstats tool (static, for the guest)"
