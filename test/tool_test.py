@@ -86,6 +86,10 @@ grep '^t1 ' $D/_control >/tmp/out/control_t1
 step remove_t1 $K remove t1
 grep -c '^t1 ' $D/_control >/tmp/out/control_t1_after
 step refuse_word $K trace rd vfs_read
+step refuse_blank $K trace rb start 'vfs_read key comm'
+step trace_comm_blank $K trace cb start vfs_read comm 'my prog'
+grep '^cb ' $D/_control > /tmp/out/control_cb
+step remove_cb $K remove cb
 step refuse_exists $K trace read start vfs_read
 step refuse_nofunc $K trace x start no_such_function_kstats
 step remove_unknown $K remove nope
@@ -290,6 +294,11 @@ def check_console(console):
     expect('refuse_word', 65,
            r"refused: Invalid argument \(errno 22 EINVAL\)\nkstats: dmesg: kstats: trace rd: "
            r"'vfs_read' is not a keyword; did you mean 'start vfs_read'\?")
+    expect('refuse_blank', 64, r"^kstats: 'vfs_read key comm': a word with a blank; only a comm may have one")
+    expect('trace_comm_blank', 0)
+    check(files.get('control_cb', '').rstrip().endswith(' comm my\\040prog'),
+          f"comm 'my prog' reaches _control as my\\040prog: {files.get('control_cb')!r}")
+    expect('remove_cb', 0)
     expect('refuse_exists', 65, r'errno 17 EEXIST\)\nkstats: dmesg: kstats: trace read: a trace of that '
            r'name exists \(remove read first\)')
     expect('show_cpu64', 64, r'^kstats: --cpu 64: read counts CPUs 0 to 1$')

@@ -5,6 +5,7 @@
  * own: every figure it prints comes from the kernel's lines.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -776,19 +777,61 @@ static char *join(const char *prefix, int argc, char **argv)
 	return s;
 }
 
+/*
+ * A comm value with blanks, as the kernel reads it: octal escapes
+ * (\040 for a space), as KEY-NAME prints a comm. NULL when out of memory.
+ */
+static char *escape_comm(const char *s)
+{
+	char *out = malloc(4 * strlen(s) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (isspace((unsigned char)*s) || *s == '\\')
+			o += sprintf(o, "\\%03o", (unsigned char)*s);
+		else
+			*o++ = *s;
+	}
+	*o = 0;
+	return out;
+}
+
 static int control(const char *verb, int argc, char **argv)
 {
-	char path[4096], *cmd;
-	int rc;
+	char path[4096], *cmd, **words;
+	int rc, i;
 
 	if ((rc = check_root()))
 		return rc;
-	cmd = join(verb, argc, argv);
+	/* _control splits at blanks: a comm keeps its own, escaped. */
+	words = calloc(argc ? argc : 1, sizeof(*words));
+	if (!words)
+		return err_exit(EX_OSERR, "out of memory");
+	for (i = 0; i < argc; i++) {
+		bool blank = strpbrk(argv[i], " \t\n\r\v\f");
+
+		if (blank && !(i && !strcmp(argv[i - 1], "comm"))) {
+			rc = err_exit(EX_USAGE, "'%s': a word with a blank; only a comm may have one (comm 'my prog')",
+				      argv[i]);
+			goto out;
+		}
+		words[i] = blank ? escape_comm(argv[i]) : strdup(argv[i]);
+		if (!words[i]) {
+			rc = err_exit(EX_OSERR, "out of memory");
+			goto out;
+		}
+	}
+	cmd = join(verb, argc, words);
 	if (!cmd)
 		return err_exit(EX_OSERR, "out of memory");
 	snprintf(path, sizeof(path), "%s/_control", root);
 	rc = write_cmd(path, verb, cmd);
 	free(cmd);
+out:
+	for (i = 0; i < argc; i++)
+		free(words[i]);
+	free(words);
 	return rc;
 }
 
@@ -798,8 +841,11 @@ static int cmd_trace(int argc, char **argv)
 		fputs("usage: kstats trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]\n"
 		      "                   [key K[,K]] [keys N] [slowest N]\n"
 		      "                   [pid P] [tgid P] [comm C] [cpu N]\n"
+		      "       kstats trace NAME offcpu [state any|S|D] [min NS] [max NS]\n"
+		      "                   [tasks all|user|kernel] [key K[,K]] ... (no start, end, method)\n"
 		      "Writes \"trace WORDS\" to _control: the same words (README, kstats(8)).\n"
-		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid or cpu; rows in KEY-NAME.\n",
+		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid or cpu; rows in KEY-NAME;\n"
+		      "off-CPU traces also waker-kstack[:D], waker-comm, waker-pid.\n",
 		      argc < 2 ? stderr : stdout);
 		return argc < 2 ? EX_USAGE : 0;
 	}
