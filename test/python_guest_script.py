@@ -98,7 +98,7 @@ def main():
         check(t.summary().samples == 0 and t.summary().min is None, "reset clears", "")
         # Refusals: the kernel's errno and dmesg line, and Python's own.
         for kw, err, reason in (({"start": "kst_target_delay"}, errno.EEXIST,
-                                 "kstats: trace pydelay: a trace of that name exists"),):
+                                 "kstats: trace pydelay: a trace of that name exists (remove pydelay first)"),):
             try:
                 kstats.trace("pydelay", **kw)
                 check(False, "duplicate trace refused", "no error")
@@ -160,6 +160,10 @@ def main():
     except kstats.KstatsError as e:
         check(e.errno == errno.EINVAL and "pyoff2" not in control_text(),
               "offcpu with start: EINVAL, nothing left", f"{e.errno}")
+    # A comm with a blank reaches _control escaped, as KEY-NAME prints it.
+    with kstats.trace("pycomm", start="kst_target_delay", comm="py prog"):
+        check(" comm py\\040prog" in control_text(), "comm 'py prog' listed as py\\040prog",
+              control_text())
     # An exception inside the block still removes the trace.
     try:
         with kstats.trace("pyexc", start="kst_target_delay"):

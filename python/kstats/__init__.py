@@ -352,7 +352,8 @@ def trace(name: str, start: str | None = None, end: str | None = None,
 
     Words _control does not know (any other keyword argument), or values
     with blanks, are refused with KstatsError EINVAL before anything is
-    written. The kernel's refusals raise KstatsError with its errno
+    written; a @comm keeps its blanks, written as KEY-NAME prints them
+    (\\040 for a space). The kernel's refusals raise KstatsError with its errno
     (ENOENT unknown function, EINVAL bad word, EEXIST name taken,
     ENAMETOOLONG, EOPNOTSUPP no fprobe), the line and its dmesg reason."""
     if unknown:
@@ -379,6 +380,9 @@ def trace(name: str, start: str | None = None, end: str | None = None,
         if val is None:
             continue
         v = str(val)
+        if kw == "comm":
+            # As KEY-NAME prints a comm, and _control reads it: \040 for a space.
+            v = "".join(f"\\{ord(c):03o}" if c.isspace() or c == "\\" else c for c in v)
         if not v or any(c.isspace() for c in v):
             raise KstatsError(_errno.EINVAL, f"trace {name}: {kw} {v!r}: one word expected")
         words += [kw, v]
