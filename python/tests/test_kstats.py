@@ -394,7 +394,8 @@ class Control(unittest.TestCase):
 
     def test_refused_in_python(self):
         for kw in ({"filter": "pid==1"}, {"key": "kstack comm"}, {"bits": 6}, {"start": "a b"},
-                   {"method": "uprobe"}, {"start": ""}, {"comm": "a b"}):
+                   {"method": "uprobe"}, {"start": ""}, {"offcpu": "yes"},
+                   {"offcpu": True, "min_ns": True}, {"offcpu": True, "max_ns": "5"}):
             with self.subTest(kw=kw), self.w:
                 with self.assertRaises(kstats.KstatsError) as cm:
                     kstats.trace("x", **kw)
@@ -415,6 +416,14 @@ class Control(unittest.TestCase):
              "slowest 4 pid 7 tgid 7 comm dd cpu 1\n"),
             ("_control", "trace rq bits 3 start sched:sched_wakeup end sched:sched_switch "
              "key comm\n")])
+
+    def test_offcpu_and_comm_words(self):
+        with self.w:
+            kstats.trace("off", offcpu=True, state="D", min_ns=1000, max_ns=2000,
+                         tasks="user", key=["kstack", "waker-kstack"], comm="my prog\\")
+        self.assertEqual(self.writes, [
+            ("_control", "trace off offcpu bits 3 key kstack,waker-kstack comm my\\040prog\\134 "
+             "state D min 1000 max 2000 tasks user\n")])
 
     def test_captured_root_is_never_written(self):
         # KSTATS_ROOT of captured files (not debugfs): EROFS, file unchanged.
