@@ -3,7 +3,7 @@
 # SVG must parse as XML, be an <svg> of the SVG namespace, and carry the
 # axis labels, the title with the sample count, the p50/p99/max marks
 # and a log-scale value axis (decade ticks). Refusals: a metric without
-# samples (65), no -o (64). Ends with "plot: N passed, M failed".
+# samples (65), no -o (64); PNG and PDF by the name, another name refused (64). Ends with "plot: N passed, M failed".
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 bash "$TOP/test/lib/need-pkgs.sh" gnuplot-nox python3 ||
@@ -53,5 +53,16 @@ ok test $? = 65
 ok grep -q 'idle has no samples to plot' "$T/err"
 "$KSTATS" plot read 2>/dev/null
 ok test $? = 64
+# The format the name asks for: PNG and PDF by their magic; others refused.
+"$KSTATS" plot read -o "$T/read.png"
+ok test $? = 0
+ok test "$(head -c 8 "$T/read.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
+"$KSTATS" plot read -o "$T/read.PDF"
+ok test $? = 0
+ok test "$(head -c 5 "$T/read.PDF")" = "%PDF-"
+"$KSTATS" plot read -o "$T/read.jpg" 2>"$T/err"
+ok test $? = 64
+ok grep -q 'name a .svg, .png or .pdf file' "$T/err"
+ok test ! -e "$T/read.jpg"
 echo "plot: $PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

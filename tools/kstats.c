@@ -1101,16 +1101,36 @@ static int cmd_export(int argc, char **argv)
 
 static int usage_plot(FILE *f)
 {
-	fputs("usage: kstats plot NAME -o FILE.svg\n"
+	fputs("usage: kstats plot NAME -o FILE.svg|FILE.png|FILE.pdf\n"
 	      "Draws the distribution with gnuplot: density per slot and the\n"
-	      "cumulative fraction on a log-scale value axis, with p50, p99 and max.\n", f);
+	      "cumulative fraction on a log-scale value axis, with p50, p99 and max,\n"
+	      "in the format FILE's name ends with.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
+}
+
+/* gnuplot's terminal for the format @file's name asks for, or NULL. */
+static const char *plot_terminal(const char *file)
+{
+	static const struct {
+		const char *ext, *term;
+	} terms[] = {
+		{ ".svg", "svg size 900,500 dynamic enhanced" },
+		{ ".png", "pngcairo size 900,500 enhanced" },
+		{ ".pdf", "pdfcairo size 9in,5in enhanced" },
+	};
+	size_t i, len = strlen(file);
+
+	for (i = 0; i < sizeof(terms) / sizeof(terms[0]); i++)
+		if (len > strlen(terms[i].ext) &&
+		    !strcasecmp(file + len - strlen(terms[i].ext), terms[i].ext))
+			return terms[i].term;
+	return NULL;
 }
 
 static int cmd_plot(int argc, char **argv)
 {
 	char dat[] = "/tmp/kstats-plot.XXXXXX", ns[3][32];
-	const char *out = NULL;
+	const char *out = NULL, *term;
 	struct ks_node n;
 	FILE *f, *gp;
 	size_t i;
@@ -1125,6 +1145,9 @@ static int cmd_plot(int argc, char **argv)
 	}
 	if (optind != argc - 1 || !out)
 		return usage_plot(stderr);
+	term = plot_terminal(out);
+	if (!term)
+		return err_exit(EX_USAGE, "-o %s: name a .svg, .png or .pdf file", out);
 	if ((rc = check_root()) || (rc = load(argv[optind], false, &n)))
 		return rc;
 	if (!n.samples) {
@@ -1157,7 +1180,7 @@ static int cmd_plot(int argc, char **argv)
 		return err_exit(EX_UNAVAILABLE, "cannot run gnuplot (apt install gnuplot-nox)");
 	}
 	fprintf(gp,
-		"set terminal svg size 900,500 dynamic enhanced\n"
+		"set terminal %s\n"
 		"set output '%s'\n"
 		"set title 'kstats %s: %" PRIu64 " samples' noenhanced\n"
 		"set logscale x\n"
@@ -1175,7 +1198,7 @@ static int cmd_plot(int argc, char **argv)
 		"set label 'max' at %s, graph 1.06 center\n"
 		"plot '%s' using (($1+$2+1)/2):3 with steps title 'density per slot', "
 		"'' using ($2+1):4 axes x1y2 with lines title 'cumulative fraction'\n",
-		out, n.name, n.samples, ns[0], ns[0], ns[0], ns[1], ns[1], ns[1],
+		term, out, n.name, n.samples, ns[0], ns[0], ns[0], ns[1], ns[1], ns[1],
 		ns[2], ns[2], ns[2], dat);
 	st = pclose(gp);
 	unlink(dat);
@@ -1282,7 +1305,7 @@ static int usage(FILE *f)
 	      "  run [-d S] [-i S] NAME WORDS...  trace, print, remove\n"
 	      "  reset|stop|start NAME      control a metric\n"
 	      "  export --prometheus        Prometheus text exposition format\n"
-	      "  plot NAME -o FILE.svg      the distribution as an SVG (gnuplot)\n"
+	      "  plot NAME -o FILE.svg      the distribution as SVG, PNG or PDF (gnuplot)\n"
 	      "  flame NAME [--count]       a keyed trace's rows as folded stacks\n"
 	      "KSTATS_ROOT=DIR or --root DIR reads DIR instead of " DEFAULT_ROOT ".\n"
 	      "COMMAND --help describes each command; kstats(8) the rest.\n", f);
