@@ -3,7 +3,8 @@
 # SVG must parse as XML, be an <svg> of the SVG namespace, and carry the
 # axis labels, the title with the sample count, the p50/p99/max marks
 # and a log-scale value axis (decade ticks). Refusals: a metric without
-# samples (65), no -o (64); PNG and PDF by the name, another name refused (64). Ends with "plot: N passed, M failed".
+# samples (65), no -o (64); PNG and PDF as the name asks, another name
+# refused (64). Ends with "plot: N passed, M failed".
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 bash "$TOP/test/lib/need-pkgs.sh" gnuplot-nox python3 ||
