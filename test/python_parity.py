@@ -96,7 +96,7 @@ def main():
         for d in sorted(glob.glob(f"{data}/*/kstats")):
             rel = os.path.relpath(d, data)
             os.environ["KSTATS_ROOT"] = d
-            nodes = [m.read() for m in kstats.metrics()]
+            nodes = [m.read() for m in kstats._grouped(kstats.metrics())]
             check(f"{rel} list --json", c_json(tool, d, "list", "--json"),
                   [py_summary(n) for n in nodes])
             for unit in ("auto", "ns", "us", "ms", "s"):

@@ -222,7 +222,8 @@ def check_console(console):
     check(lines and lines[0].split()[:5] == ['NAME', 'SAMPLES', 'P50', 'P99', 'MAX'],
           f'list header: {lines[:1]}')
     names = [l.split()[0] for l in lines[1:]]
-    check(names == ['GAP-read', 'GAP-runq', 'read', 'runq'], f'list names {names}')
+    # Each trace's GAP- node right after it.
+    check(names == ['read', 'GAP-read', 'runq', 'GAP-runq'], f'list names {names}')
     rl = [l for l in lines if l.startswith('read ')]
     check(rl and re.search(r'\bfprobe missed 0$|\bkretprobe missed 0$', rl[0]),
           f'list shows the trace method and missed: {rl}')

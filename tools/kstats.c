@@ -217,6 +217,54 @@ static int metric_names(char ***names)
 	return n;
 }
 
+/* A name of the list: a trace's part nodes sort right after the trace. */
+struct listed {
+	char *name;
+	const char *base;	/* the trace's name, or the name itself */
+	int rank;		/* 0 the trace (or a metric), then its parts' order */
+};
+
+static int cmp_listed(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	int c = strcmp(x->base, y->base);
+
+	return c ? c : x->rank - y->rank;
+}
+
+/*
+ * @names (sorted by metric_names()) with GAP-, BLOCKED- and RUNQ-NAME
+ * after NAME when NAME is listed too, rather than all GAP- nodes first.
+ */
+static void group_parts(char **names, int n)
+{
+	static const char *const parts[] = { "GAP-", "BLOCKED-", "RUNQ-" };
+	struct listed *l = calloc(n ? n : 1, sizeof(*l));
+	int i;
+	size_t p;
+
+	if (!l)
+		return;		/* the plain order, then */
+	for (i = 0; i < n; i++) {
+		l[i].name = names[i];
+		l[i].base = names[i];
+		for (p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+			const char *base = names[i] + strlen(parts[p]);
+
+			if (!strncmp(names[i], parts[p], strlen(parts[p])) &&
+			    bsearch(&base, names, n, sizeof(*names), cmp_str)) {
+				l[i].base = base;
+				l[i].rank = p + 1;
+				break;
+			}
+		}
+	}
+	qsort(l, n, sizeof(*l), cmp_listed);
+	for (i = 0; i < n; i++)
+		names[i] = l[i].name;
+	free(l);
+}
+
 static void free_names(char **v, int n)
 {
 	while (n--)
@@ -347,6 +395,7 @@ static int cmd_list(int argc, char **argv)
 	n = metric_names(&names);
 	if (n < 0)
 		return node_error("list", root, errno);
+	group_parts(names, n);
 	if (json)
 		arr = json_object_new_array();
 	else

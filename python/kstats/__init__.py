@@ -394,11 +394,24 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     return Trace(name, line)
 
 
+def _grouped(ms: list[Metric]) -> list[Metric]:
+    """@ms (by name) with a trace's GAP-, BLOCKED- and RUNQ-NAME right
+    after NAME when NAME is there too, as the C tool's list orders them."""
+    have = {m.name for m in ms}
+
+    def key(m: Metric) -> tuple[str, int]:
+        for rank, p in enumerate(("GAP-", "BLOCKED-", "RUNQ-"), 1):
+            if m.name.startswith(p) and m.name[len(p):] in have:
+                return (m.name[len(p):], rank)
+        return (m.name, 0)
+    return sorted(ms, key=key)
+
+
 def list_text(unit: str = "auto") -> str:
     """The C tool's `kstats list` view of every metric under root()."""
     from ._fmt import list_view
     nodes = []
-    for m in metrics():
+    for m in _grouped(metrics()):
         try:
             nodes.append(m.read())
         except KstatsError as e:

@@ -6,7 +6,7 @@ import argparse
 import errno
 import sys
 
-from . import KstatsError, ParseError, metrics
+from . import KstatsError, ParseError, _grouped, metrics
 from ._fmt import list_view
 
 
@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         nodes = []
-        for m in metrics():
+        for m in _grouped(metrics()):
             try:
                 nodes.append(m.read())
             except KstatsError as e:
