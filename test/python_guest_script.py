@@ -11,6 +11,7 @@ block and checks that _control lists nothing. Prints "@@OK what" or
 test/python_guest.py)."""
 import errno
 import os
+import subprocess
 import sys
 
 import kstats
@@ -131,8 +132,8 @@ def main():
         check(me and me[0]["kstack"] and me[0]["kstack"][0].startswith("kst_target_delay+"),
               "keys(): the row's stack starts at the traced function", str(me))
         line = [d for d in kstats.traces() if d["name"] == "pykey"]
-        check(line and line[0].get("key") == "comm,kstack:4" and line[0].get("keys") == "8"
-              and line[0].get("slowest") == "2", "traces(): key, keys and slowest listed",
+        check(line and line[0].get("key") == "comm,kstack:4" and line[0].get("keys") == 8
+              and line[0].get("slowest") == 2, "traces(): key, keys and slowest listed (ints)",
               str(line))
         check("KEY-pykey" not in [m.name for m in kstats.metrics()],
               "metrics() leaves out KEY-NAME", "")
@@ -164,6 +165,15 @@ def main():
     with kstats.trace("pycomm", start="kst_target_delay", comm="py prog"):
         check(" comm py\\040prog" in control_text(), "comm 'py prog' listed as py\\040prog",
               control_text())
+    # A script's trace does not outlive it, unless it asks (keep=True).
+    code = ("import kstats; kstats.trace('pyleft', start='kst_target_delay'); "
+            "kstats.trace('pykept', start='kst_target_delay', keep=True)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    names = [d["name"] for d in kstats.traces()]
+    check(names == ["pykept"], "a script's trace is removed at its exit, unless keep=True",
+          str(names))
+    with open(os.path.join(kstats.root(), "_control"), "w") as f:
+        f.write("remove pykept\n")
     # An exception inside the block still removes the trace.
     try:
         with kstats.trace("pyexc", start="kst_target_delay"):

@@ -15,6 +15,7 @@ kstats' dmesg line where one could be read.
 """
 from __future__ import annotations
 
+import atexit
 import errno as _errno
 import os
 from typing import Any
@@ -266,33 +267,62 @@ def metric(name: str) -> Metric:
     return m
 
 
-def traces() -> list[dict[str, str]]:
-    """The _control listing: one dict per trace (name, method, bits, start,
-    end, functions, skipped, maxactive, memory in bytes, missed, and
-    "gone": "1" when its module unloaded)."""
+#: The listing's words whose values are counts: traces() gives them as ints.
+_LISTING_INTS = ("bits", "functions", "skipped", "maxactive", "memory", "missed",
+                 "keys", "other", "slowest", "pid", "tgid", "cpu", "min", "max")
+
+
+def traces() -> list[dict[str, Any]]:
+    """The _control listing: one dict per trace, keyed by the listing's
+    words (name, method, bits, start, end, functions, skipped, maxactive,
+    memory in bytes, missed, key, keys, other, slowest, the filters, and
+    for an off-CPU trace kind, state, tasks, min, max), "gone": True when
+    its module unloaded. Counts are ints; "-" (no end, no key, no max)
+    and the other words are strings."""
     out = []
     for line in _read(os.path.join(root(), "_control")).splitlines():
         w = line.split()
         if not w:
             continue
-        d = {"name": w[0], "gone": "0"}
+        d: dict[str, Any] = {"name": w[0], "gone": False}
         if w[-1] == "gone":
-            d["gone"] = "1"
+            d["gone"] = True
             w = w[:-1]
         d.update(zip(w[1::2], w[2::2]))
+        for k in _LISTING_INTS:
+            if isinstance(d.get(k), str) and d[k].isdigit():
+                d[k] = int(d[k])
         out.append(d)
     return out
+
+
+#: Traces this process made and has not removed (held even when the
+#: script keeps no reference): removed at its exit.
+_LIVE: "list[Trace]" = []
+
+
+@atexit.register
+def _remove_live() -> None:
+    for t in list(_LIVE):
+        try:
+            t.remove()
+        except KstatsError:
+            pass                        # removed meanwhile, or kstats unloaded
 
 
 class Trace(Metric):
     """A trace set up through _control, also a context manager: leaving
     the `with` block removes it (and its GAP-NAME and KEY-NAME nodes), even on an
-    exception. Its data goes with it: read what you need inside."""
+    exception. Its data goes with it: read what you need inside. A trace
+    not removed when the script exits (normally, or on an exception) is
+    removed then, unless it was made with keep=True."""
 
-    def __init__(self, name: str, line: str):
+    def __init__(self, name: str, line: str, keep: bool = False):
         super().__init__(name)
         self.line = line
         self.removed = False
+        if not keep:
+            _LIVE.append(self)
 
     @property
     def gap(self) -> Metric:
@@ -316,6 +346,7 @@ class Trace(Metric):
             return
         _write(os.path.join(self._dir, "_control"), f"remove {self.name}\n")
         self.removed = True
+        _LIVE[:] = [t for t in _LIVE if t is not self]
 
     def __enter__(self) -> "Trace":
         return self
@@ -332,7 +363,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           comm: str | None = None, cpu: int | None = None,
           offcpu: bool = False, state: str | None = None,
           min_ns: int | None = None, max_ns: int | None = None,
-          tasks: str | None = None, **unknown: Any) -> Trace:
+          tasks: str | None = None, keep: bool = False, **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
     [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
     [comm C] [cpu N]" written to _control. @start defaults to @name; @end
@@ -343,6 +374,11 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     them; @slowest keeps that many slowest samples; @pid, @tgid, @comm and
     @cpu filter what is recorded (README: "Which callers and tasks are
     slow").
+
+    Unless @keep is True, the trace is removed when the script exits, if
+    it has not been (a `with` block removes it on leaving): a script's
+    trace does not outlive it. A script killed by a signal it does not
+    handle (SIGKILL, a default SIGTERM) leaves it: remove it by name.
 
     @offcpu=True makes it "trace NAME offcpu ...", an off-CPU trace (README:
     "Off-CPU time"): no @start, @end or @method; @state "any", "S" or
@@ -391,7 +427,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
                           + ", ".join(METHODS))
     line = " ".join(words)
     _write(os.path.join(root(), "_control"), line + "\n")
-    return Trace(name, line)
+    return Trace(name, line, keep)
 
 
 def _grouped(ms: list[Metric]) -> list[Metric]:

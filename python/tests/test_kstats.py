@@ -239,8 +239,9 @@ class Directory(unittest.TestCase):
         t = kstats.traces()
         self.assertEqual([d["name"] for d in t], ["read", "runq", "read5", "idle"])
         self.assertEqual((t[2]["method"], t[2]["bits"], t[2]["memory"], t[2]["gone"]),
-                         ("kretprobe", "5", "130080", "0"))
+                         ("kretprobe", 5, 130080, False))
         self.assertEqual(t[1]["end"], "__tracepoint_sched_switch")
+        self.assertEqual(t[0]["end"], "-")
 
     def test_main_list(self):
         out = io.StringIO()
