@@ -84,8 +84,11 @@ ks_apt install -y "$tooldeb" >"$WORK/install-tool.log" 2>&1
 ok $? "apt install ./$(basename "$tooldeb")"
 /usr/sbin/kstats --help >/dev/null
 ok $? "installed kstats --help"
+# The README the man page points to (SEE ALSO), compressed as Debian does.
+[[ -f /usr/share/doc/kstats/README.gz || -f /usr/share/doc/kstats/README ]]
+ok $? "installed kstats has /usr/share/doc/kstats/README"
 [[ $(KSTATS_ROOT=$TOP/test/data/6.12/kstats /usr/sbin/kstats list | awk 'NR > 1 {print $1}' | tr '\n' ' ') == \
-	"GAP-read GAP-runq demo_hrtimer_late idle read read5 runq " ]]
+	"demo_hrtimer_late idle read GAP-read read5 runq GAP-runq " ]]
 ok $? "installed kstats lists the captured nodes"
 ! ls /etc/systemd/system/timers.target.wants/kstats-export.timer >/dev/null 2>&1
 ok $? "kstats-export.timer is not enabled"
