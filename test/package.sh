@@ -190,7 +190,7 @@ ok $? "apt install --reinstall keeps kstats installed for every kernel"
 
 # 6. Purge: nothing of kstats stays (DKMS's own MOK key may).
 ks_apt purge -y kstats-dkms >"$WORK/purge.log" 2>&1
-ok $? "ks_apt purge kstats-dkms"
+ok $? "apt-get purge kstats-dkms"
 left=$(ls -d /usr/src/kstats* /var/lib/dkms/kstats 2>/dev/null; find /lib/modules/*/updates -name 'kstats*' 2>/dev/null)
 [[ -z $left ]]
 ok $? "purge leaves nothing under /usr/src, /var/lib/dkms/kstats, /lib/modules/*/updates${left:+: $left}"
