@@ -107,6 +107,9 @@ static bool ks_is_core_data(const char *sym)
 {
 	unsigned long addr = ks_symbol_addr(sym);
 
+	/* x86 puts the init text, freed after boot, among them. */
+	if (addr >= ks_symbol_addr("_sinittext") && addr < ks_symbol_addr("_einittext"))
+		return false;
 	return addr && addr >= ks_symbol_addr("_etext") &&
 	       addr < ks_symbol_addr("__bss_stop");
 }

@@ -24,6 +24,8 @@ check "the waker is dd" '^	waker-comm dd$'
 check "flame off is an off-wake line" '^[^ ]*;__schedule;--;try_to_wake_up;[^ ]* [0-9]+$'
 check "the client module's metric" '^demo_hrtimer_late: [1-9][0-9]* samples?'
 check "kstats list" '^NAME +SAMPLES'
+check "the raw node, last: its summary lines to the unit" '^# unit ns$'
+check "and its first slot lines" '^slot +[0-9]+ +CPUS +[0-9]+ +count'
 check "the raw node, last" '^# name read$'
 check "unloaded at the end" '^== unloaded$'
 # A kernel that is not here: one message naming those that are, exit 2.

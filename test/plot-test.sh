@@ -65,5 +65,14 @@ ok test "$(head -c 5 "$T/read.PDF")" = "%PDF-"
 ok test $? = 64
 ok grep -q 'name a .svg, .png or .pdf file' "$T/err"
 ok test ! -e "$T/read.jpg"
+# A file that cannot be written: 73, naming it, nothing on stdout.
+"$KSTATS" plot read -o "$T/nodir/read.svg" >"$T/out" 2>"$T/err"
+ok test $? = 73
+ok grep -q "nodir/read.svg: No such file or directory" "$T/err"
+ok test ! -s "$T/out"
+# No gnuplot: 69, and what to install.
+PATH=/nonexistent "$KSTATS" plot read -o "$T/x.svg" 2>"$T/err"
+ok test $? = 69
+ok grep -q 'gnuplot is not installed (apt install gnuplot-nox)' "$T/err"
 echo "plot: $PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -34,6 +34,9 @@ add_counts "$LOGS/python-unit.result"
 bash test/prom-e2e.sh >"$LOGS/prom.result" 2>&1
 grep -E '^(FAIL|prom: )' "$LOGS/prom.result" | sed 's/^/    [prom] /'
 add_counts "$LOGS/prom.result"
+bash test/cli-test.sh >"$LOGS/cli.result" 2>&1
+grep -E '^(FAIL|cli: )' "$LOGS/cli.result" | sed 's/^/    [cli] /'
+add_counts "$LOGS/cli.result"
 bash test/plot-test.sh >"$LOGS/plot.result" 2>&1
 grep -E '^(FAIL|plot: )' "$LOGS/plot.result" | sed 's/^/    [plot] /'
 add_counts "$LOGS/plot.result"

@@ -176,6 +176,13 @@ static int load(const char *name, bool interval, struct ks_node *n)
 	snprintf(path, sizeof(path), "%s/%s%s", root,
 		 interval ? "_interval/" : "", name);
 	e = read_all(path, &text);
+	if (e == ENOENT && interval) {
+		/* The metric may be there without its interval file (a --root). */
+		snprintf(path, sizeof(path), "%s/%s", root, name);
+		if (!access(path, F_OK))
+			return err_exit(EX_NOINPUT, "%s: no _interval/%s under %s, which watch reads",
+					name, name, root);
+	}
 	if (e)
 		return node_error("read", name, e);
 	if (ks_parse(text, n, err, sizeof(err))) {
@@ -388,8 +395,10 @@ static int cmd_list(int argc, char **argv)
 		default: return usage_list(stderr);
 		}
 	}
-	if (optind != argc)
+	if (optind != argc) {
+		err_exit(EX_USAGE, "list takes no NAME: '%s'", argv[optind]);
 		return usage_list(stderr);
+	}
 	if ((rc = check_root()))
 		return rc;
 	n = metric_names(&names);
@@ -552,6 +561,16 @@ static int parse_range(const char *opt, const char *s, unsigned long min,
 	return 0;
 }
 
+/* The one NAME after a command's options, or a usage error naming the fault. */
+static int one_name(const char *cmd, int argc, char **argv)
+{
+	if (optind == argc)
+		return err_exit(EX_USAGE, "%s: give NAME", cmd);
+	if (optind < argc - 1)
+		return err_exit(EX_USAGE, "%s takes one NAME: '%s' too", cmd, argv[optind + 1]);
+	return 0;
+}
+
 static int parse_uint(const char *opt, const char *s, unsigned long max,
 		      unsigned long *v)
 {
@@ -591,7 +610,7 @@ static int cmd_show(int argc, char **argv)
 		default: return usage_show(stderr);
 		}
 	}
-	if (optind != argc - 1)
+	if ((rc = one_name("show", argc, argv)))
 		return usage_show(stderr);
 	if ((rc = check_root()) || (rc = load(argv[optind], false, &n)))
 		return rc;
@@ -613,7 +632,7 @@ static int usage_watch(FILE *f)
 	fputs("usage: kstats watch NAME [-i SECONDS] [-n COUNT] [--unit U] [--json]\n"
 	      "Every SECONDS (default 1), the summary of the samples recorded in\n"
 	      "that interval (from _interval/NAME, lossless), with a UTC timestamp.\n"
-	      "Stops after COUNT intervals, or at Ctrl-C.\n", f);
+	      "Stops after COUNT intervals (-n 0, the default: until Ctrl-C), or at Ctrl-C.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
 
@@ -668,7 +687,7 @@ static int cmd_watch(int argc, char **argv)
 				return rc;
 			break;
 		case 'n':
-			if ((rc = parse_uint("-n", optarg, 1UL << 31, &count)))
+			if ((rc = parse_uint("-n", optarg, 2147483647, &count)))
 				return rc;
 			break;
 		case 'h': return usage_watch(stdout);
@@ -751,10 +770,26 @@ static int write_cmd(const char *path, const char *what, const char *cmd)
 		return err_exit(EX_USAGE, "%s: %s is not in debugfs: kstats writes only to kstats' own files",
 				what, path);
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		struct statfs sf;
+		char dir[4096];
+		char *slash;
+
 		e = errno;
-	else if (write(fd, cmd, strlen(cmd)) < 0)
+		/* No such file, and not in debugfs: a --root of captured files. */
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		if (e == ENOENT && !statfs(slash ? dir : ".", &sf) && sf.f_type != DEBUGFS_MAGIC) {
+			if (kfd >= 0)
+				close(kfd);
+			return err_exit(EX_USAGE, "%s: %s is not in debugfs: kstats writes only to kstats' own files",
+					what, path);
+		}
+	} else if (write(fd, cmd, strlen(cmd)) < 0) {
 		e = errno;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (!e) {
@@ -886,6 +921,8 @@ out:
 
 static int cmd_trace(int argc, char **argv)
 {
+	if (argc < 2)
+		err_exit(EX_USAGE, "trace: give NAME and its words");
 	if (argc < 2 || wants_help(argc, argv)) {
 		fputs("usage: kstats trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]\n"
 		      "                   [key K[,K]] [keys N] [slowest N]\n"
@@ -903,6 +940,9 @@ static int cmd_trace(int argc, char **argv)
 
 static int cmd_remove(int argc, char **argv)
 {
+	if (argc != 2 && !wants_help(argc, argv))
+		err_exit(EX_USAGE, argc < 2 ? "remove: give NAME" : "remove takes one NAME: '%s' too",
+			 argv[argc < 2 ? 0 : 2]);
 	if (argc != 2 || wants_help(argc, argv)) {
 		fputs("usage: kstats remove NAME\nRemoves the trace NAME (its data goes with it).\n",
 		      argc != 2 ? stderr : stdout);
@@ -916,10 +956,14 @@ static int cmd_node_word(int argc, char **argv)
 	char path[4096], cmd[16];
 	int rc;
 
+	if (argc != 2 && !wants_help(argc, argv))
+		err_exit(EX_USAGE, argc < 2 ? "%s: give NAME" : "%s takes one NAME: '%s' too",
+			 argv[0], argv[argc < 2 ? 0 : 2]);
 	if (argc != 2 || wants_help(argc, argv)) {
 		fprintf(argc != 2 ? stderr : stdout,
 			"usage: kstats %s NAME\n%s\n", argv[0],
-			!strcmp(argv[0], "reset") ? "Clears the metric's counters on all CPUs." :
+			!strcmp(argv[0], "reset") ? "Clears the metric's counters on all CPUs (a trace's\n"
+			"KEY-NAME rows last as long as the trace: reset leaves them)." :
 			!strcmp(argv[0], "stop") ? "The metric ignores new samples until start." :
 			"The metric records again.");
 		return argc != 2 ? EX_USAGE : 0;
@@ -975,8 +1019,10 @@ static int cmd_run(int argc, char **argv)
 		default: return usage_run(stderr);
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc) {
+		err_exit(EX_USAGE, "run: give NAME (and the trace's words)");
 		return usage_run(stderr);
+	}
 	name = argv[optind];
 	/* Signals must not kill us between trace and remove. */
 	install_signals();
@@ -1115,8 +1161,13 @@ static int cmd_export(int argc, char **argv)
 		default: return usage_export(stderr);
 		}
 	}
-	if (!prom || optind != argc)
+	if (!prom || optind != argc) {
+		if (optind != argc)
+			err_exit(EX_USAGE, "export takes no NAME: '%s'", argv[optind]);
+		else
+			err_exit(EX_USAGE, "export: give --prometheus (the one format)");
 		return usage_export(stderr);
+	}
 	if ((rc = check_root()))
 		return rc;
 	n = metric_names(&names);
@@ -1128,8 +1179,10 @@ static int cmd_export(int argc, char **argv)
 		snprintf(tmp, sizeof(tmp), "%s/.kstats.prom.XXXXXX", dir);
 		fd = mkstemp(tmp);
 		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			int e = errno;
+
 			free_names(names, n);
-			return err_exit(EX_CANTCREAT, "%s: %s", tmp, strerror(errno));
+			return err_exit(EX_CANTCREAT, "--textfile %s: %s", dir, strerror(e));
 		}
 		fchmod(fd, 0644);
 	}
@@ -1155,6 +1208,25 @@ static int usage_plot(FILE *f)
 	      "cumulative fraction on a log-scale value axis, with p50, p99 and max,\n"
 	      "in the format FILE's name ends with.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
+}
+
+/* Whether @prog is an executable file in a directory of $PATH. */
+static bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char dir[4096];
+
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s/%s", (int)len, path, prog);
+		if (!access(dir, X_OK))
+			return true;
+		path += len + (path[len] == ':');
+	}
+	return false;
 }
 
 /* gnuplot's terminal for the format @file's name asks for, or NULL. */
@@ -1192,17 +1264,30 @@ static int cmd_plot(int argc, char **argv)
 		default: return usage_plot(stderr);
 		}
 	}
-	if (optind != argc - 1 || !out)
+	if (one_name("plot", argc, argv))
 		return usage_plot(stderr);
+	if (!out) {
+		err_exit(EX_USAGE, "plot: give -o FILE.svg, .png or .pdf");
+		return usage_plot(stderr);
+	}
 	term = plot_terminal(out);
 	if (!term)
 		return err_exit(EX_USAGE, "-o %s: name a .svg, .png or .pdf file", out);
+	if (!in_path("gnuplot"))
+		return err_exit(EX_UNAVAILABLE, "gnuplot is not installed (apt install gnuplot-nox)");
 	if ((rc = check_root()) || (rc = load(argv[optind], false, &n)))
 		return rc;
 	if (!n.samples) {
 		ks_node_free(&n);
 		return err_exit(EX_DATAERR, "%s has no samples to plot", argv[optind]);
 	}
+	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = err_exit(EX_CANTCREAT, "-o %s: %s", out, strerror(errno));
+		ks_node_free(&n);
+		return rc;
+	}
+	close(fd);
 	fd = mkstemp(dat);
 	if (fd < 0 || !(f = fdopen(fd, "w")))
 		return err_exit(EX_CANTCREAT, "%s: %s", dat, strerror(errno));
@@ -1222,11 +1307,12 @@ static int cmd_plot(int argc, char **argv)
 	snprintf(ns[0], sizeof(ns[0]), "%" PRIu64, ks_pct_get(&n, "p50")->value);
 	snprintf(ns[1], sizeof(ns[1]), "%" PRIu64, ks_pct_get(&n, "p99")->value);
 	snprintf(ns[2], sizeof(ns[2]), "%" PRIu64, n.max);
-	gp = popen("gnuplot", "w");
+	/* gnuplot writes to stdout what it cannot write to the file. */
+	gp = popen("gnuplot >/dev/null", "w");
 	if (!gp) {
 		unlink(dat);
 		ks_node_free(&n);
-		return err_exit(EX_UNAVAILABLE, "cannot run gnuplot (apt install gnuplot-nox)");
+		return err_exit(EX_OSERR, "cannot run gnuplot: %s", strerror(errno));
 	}
 	fprintf(gp,
 		"set terminal %s\n"
@@ -1252,9 +1338,10 @@ static int cmd_plot(int argc, char **argv)
 	st = pclose(gp);
 	unlink(dat);
 	ks_node_free(&n);
-	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
-		return err_exit(WIFEXITED(st) && WEXITSTATUS(st) == 127 ? EX_UNAVAILABLE :
-				EX_SOFTWARE, "gnuplot failed (apt install gnuplot-nox)");
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		unlink(out);
+		return err_exit(EX_SOFTWARE, "gnuplot failed to draw %s (its messages are above)", out);
+	}
 	return 0;
 }
 
@@ -1380,7 +1467,9 @@ int main(int argc, char **argv)
 	if (!root_given)
 		root = DEFAULT_ROOT;
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--root")) {
+			if (i + 1 >= argc)
+				return err_exit(EX_USAGE, "--root needs a DIR");
 			root = argv[++i];
 			root_given = true;
 		} else if (!strncmp(argv[i], "--root=", 7)) {
@@ -1401,6 +1490,7 @@ int main(int argc, char **argv)
 			optind = 1;
 			return cmds[c].fn(argc - i, argv + i);
 		}
-	err_exit(EX_USAGE, "unknown command '%s'", argv[i]);
+	err_exit(EX_USAGE, argv[i][0] == '-' ? "unknown option '%s' (before the command: --root DIR, --json, --help)" :
+		 "unknown command '%s'", argv[i]);
 	return usage(stderr);
 }

@@ -1,0 +1,47 @@
+#!/bin/bash
+# The kstats tool's usage errors and refusals on nodes captured in a guest
+# (test/data/6.12/kstats, read with --root): each names what is wrong and
+# exits with the code kstats(8) gives. Ends with "cli: N passed, M failed".
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+KSTATS=$TOP/tools/kstats
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+# A captured root without _control: writes must be refused as such.
+cp -r "$TOP/test/data/6.12/kstats" "$T/cap"
+rm -f "$T/cap/_control"
+PASSED=0
+FAILED=0
+# expect CODE PATTERN ARGS...: kstats ARGS exits CODE, its stderr matching PATTERN
+expect() {
+	local code=$1 pattern=$2 rc
+	shift 2
+	"$KSTATS" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [[ $rc == "$code" ]] && grep -Eq -- "$pattern" "$T/err"; then
+		PASSED=$((PASSED + 1))
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL: kstats $*: exit $rc (want $code), stderr: $(head -c 300 "$T/err")"
+	fi
+}
+R=(--root "$T/cap")
+expect 64 "^kstats: trace: $T/cap/_control is not in debugfs" "${R[@]}" trace z start vfs_read
+expect 64 "^kstats: remove: $T/cap/_control is not in debugfs" "${R[@]}" remove read
+expect 66 '^kstats: runq: no _interval/runq under ' "${R[@]}" watch runq -n 1
+expect 64 "^kstats: list takes no NAME: 'extra'" "${R[@]}" list extra
+expect 64 '^kstats: show: give NAME' "${R[@]}" show
+expect 64 "^kstats: show takes one NAME: 'b' too" "${R[@]}" show read b
+expect 64 '^kstats: export: give --prometheus' "${R[@]}" export
+expect 64 '^kstats: plot: give -o FILE' "${R[@]}" plot read
+expect 64 '^kstats: run: give NAME' "${R[@]}" run -d 1
+expect 64 '^kstats: remove: give NAME' "${R[@]}" remove
+expect 64 '^kstats: trace: give NAME' "${R[@]}" trace
+expect 64 '^kstats: reset: give NAME' "${R[@]}" reset
+expect 64 "^kstats: unknown option '-x'" -x list
+expect 64 "^kstats: unknown command 'frob'" frob
+expect 64 '^kstats: --root needs a DIR' --root
+expect 73 "^kstats: --textfile $T/nodir: No such file or directory" "${R[@]}" export --prometheus --textfile "$T/nodir"
+expect 64 '^kstats: -n -1: not a number from 0 to 2147483647' "${R[@]}" watch read -n -1
+echo "cli: $PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
