@@ -43,5 +43,10 @@ expect 64 "^kstats: unknown command 'frob'" frob
 expect 64 '^kstats: --root needs a DIR' --root
 expect 73 "^kstats: --textfile $T/nodir: No such file or directory" "${R[@]}" export --prometheus --textfile "$T/nodir"
 expect 64 '^kstats: -n -1: not a number from 0 to 2147483647' "${R[@]}" watch read -n -1
+# getopt's faults, in kstats' words and prefix.
+expect 64 "^kstats: list: option '--unit' needs a value" "${R[@]}" list --unit
+expect 64 "^kstats: list: unknown option '--bogus'" "${R[@]}" list --bogus
+expect 64 "^kstats: show: unknown option '-q'" "${R[@]}" show -q read
+expect 64 "^kstats: watch: option '-i' needs a value" "${R[@]}" watch read -i
 echo "cli: $PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

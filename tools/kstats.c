@@ -56,6 +56,23 @@ static int err_exit(int code, const char *fmt, ...)
 	return code;
 }
 
+/*
+ * After getopt_long() returned @opt, ':' (a value missing: each optstring
+ * starts with ':') or '?' (unknown): the option at fault, in kstats' own
+ * words and prefix (opterr is 0).
+ */
+static void bad_option(char **argv, int opt)
+{
+	const char *word = argv[optind - 1];
+
+	if (opt == ':')
+		err_exit(EX_USAGE, "%s: option '%s' needs a value", argv[0], word);
+	else if (word[0] == '-' && word[1] != '-' && optopt)
+		err_exit(EX_USAGE, "%s: unknown option '-%c'", argv[0], optopt);
+	else
+		err_exit(EX_USAGE, "%s: unknown option '%s'", argv[0], word);
+}
+
 /* Is the kernel in lockdown (which refuses debugfs writes)? */
 static bool in_lockdown(void)
 {
@@ -387,12 +404,12 @@ static int cmd_list(int argc, char **argv)
 	char **names, a[32], b[32], c[32], tr[64];
 	int opt, n, i, rc;
 
-	while ((opt = getopt_long(argc, argv, "+hju:", unit_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:hju:", unit_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'u': if ((rc = parse_unit(optarg, &u))) return rc; break;
 		case 'h': return usage_list(stdout);
-		default: return usage_list(stderr);
+		default: bad_option(argv, opt); return usage_list(stderr);
 		}
 	}
 	if (optind != argc) {
@@ -596,7 +613,7 @@ static int cmd_show(int argc, char **argv)
 	struct ks_node n;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hju:c:s", unit_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hju:c:s", unit_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'u': if ((rc = parse_unit(optarg, &u))) return rc; break;
@@ -607,7 +624,7 @@ static int cmd_show(int argc, char **argv)
 			break;
 		case 's': slots = true; break;
 		case 'h': return usage_show(stdout);
-		default: return usage_show(stderr);
+		default: bad_option(argv, opt); return usage_show(stderr);
 		}
 	}
 	if ((rc = one_name("show", argc, argv)))
@@ -678,7 +695,7 @@ static int cmd_watch(int argc, char **argv)
 	char ts[32], a[32], b[32], c[32], path[4096];
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hju:i:n:", unit_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hju:i:n:", unit_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'u': if ((rc = parse_unit(optarg, &u))) return rc; break;
@@ -691,7 +708,7 @@ static int cmd_watch(int argc, char **argv)
 				return rc;
 			break;
 		case 'h': return usage_watch(stdout);
-		default: return usage_watch(stderr);
+		default: bad_option(argv, opt); return usage_watch(stderr);
 		}
 	}
 	if (optind != argc - 1)
@@ -1003,7 +1020,7 @@ static int cmd_run(int argc, char **argv)
 	char *rmv[1];
 	int opt, rc, rc2;
 
-	while ((opt = getopt_long(argc, argv, "+hju:d:i:", unit_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:hju:d:i:", unit_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'u': if ((rc = parse_unit(optarg, &u))) return rc; break;
@@ -1016,7 +1033,7 @@ static int cmd_run(int argc, char **argv)
 				return rc;
 			break;
 		case 'h': return usage_run(stdout);
-		default: return usage_run(stderr);
+		default: bad_option(argv, opt); return usage_run(stderr);
 		}
 	}
 	if (optind >= argc) {
@@ -1144,7 +1161,7 @@ static int cmd_export(int argc, char **argv)
 	FILE *f = stdout;
 	int opt, rc, n, fd;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'P': prom = true; break;
 		case 't': dir = optarg; break;
@@ -1158,7 +1175,7 @@ static int cmd_export(int argc, char **argv)
 				return err_exit(EX_USAGE, "--buckets %s: use pow2 or slots", optarg);
 			break;
 		case 'h': return usage_export(stdout);
-		default: return usage_export(stderr);
+		default: bad_option(argv, opt); return usage_export(stderr);
 		}
 	}
 	if (!prom || optind != argc) {
@@ -1257,11 +1274,11 @@ static int cmd_plot(int argc, char **argv)
 	size_t i;
 	int opt, rc, fd, st;
 
-	while ((opt = getopt_long(argc, argv, "ho:", unit_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ho:", unit_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'h': return usage_plot(stdout);
-		default: return usage_plot(stderr);
+		default: bad_option(argv, opt); return usage_plot(stderr);
 		}
 	}
 	if (one_name("plot", argc, argv))
@@ -1369,11 +1386,11 @@ static int cmd_flame(int argc, char **argv)
 	bool count = false;
 	int opt, rc, e;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': count = true; break;
 		case 'h': return usage_flame(stdout);
-		default: return usage_flame(stderr);
+		default: bad_option(argv, opt); return usage_flame(stderr);
 		}
 	}
 	if (optind != argc - 1)
@@ -1462,6 +1479,8 @@ int main(int argc, char **argv)
 	};
 	int i;
 
+	/* Commands say what is wrong with an option themselves: bad_option(). */
+	opterr = 0;
 	root = getenv("KSTATS_ROOT");
 	root_given = root && *root;
 	if (!root_given)
