@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The layout of the keyed rows' tables, for keys.c, which fills them
+ * from probe handlers, and keys_node.c, which shows them in KEY-NAME.
+ * Only those two include it.
+ */
+#ifndef _KSTATS_KEYS_TABLE_H
+#define _KSTATS_KEYS_TABLE_H
+
+#include <linux/atomic.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+
+#include "keys.h"
+
+struct ks_set {
+	u32 mask;		/* index slots - 1 */
+	u32 cap;		/* entries */
+	u32 key_size;
+	atomic_t used;		/* entries claimed; may pass cap by a few */
+	u32 *tag;		/* per index slot */
+	u32 *entry;		/* per index slot: its entry */
+	u8 *keys;		/* cap entries of key_size bytes */
+	u8 *ready;		/* per entry: its key is written */
+};
+
+/* A stack as a set key: zero-padded, so equal stacks are equal bytes. */
+struct ks_stack {
+	u32 nr;
+	unsigned long frame[];
+};
+
+struct ks_row_key {
+	u32 stack[2];		/* kstack, end-kstack: stack ids */
+	u32 waker;		/* waker-*: a waker id */
+	pid_t pid;
+	pid_t tgid;
+	u32 cpu;
+	char comm[TASK_COMM_LEN];
+};
+
+/*
+ * Who woke a blocked task: the waker-* parts of the key, interned at the
+ * wakeup so that the wait carries one id to its end.
+ */
+struct ks_waker {
+	u32 stack;		/* waker-kstack: a stack id */
+	pid_t pid;		/* waker-pid */
+	char comm[TASK_COMM_LEN];	/* waker-comm */
+};
+
+/* count, sum, min, max and one bucket per power of two, in ns. */
+struct ks_stats {
+	atomic64_t count;
+	atomic64_t sum;
+	atomic64_t min;
+	atomic64_t max;
+	atomic64_t pow2[65];	/* [fls64(v)]: v in [2^(b-1), 2^b) */
+};
+
+struct ks_slow {
+	u64 value;
+	u64 time;		/* CLOCK_MONOTONIC ns at the sample's end */
+	pid_t pid;
+	u32 cpu;
+	u32 stack[2];
+	u32 waker;
+	char comm[TASK_COMM_LEN];
+};
+
+struct ks_keys {
+	struct ks_key_spec spec;
+	struct ks_set rows;		/* of struct ks_row_key */
+	struct ks_stats *stats;		/* per row */
+	struct ks_stats other;		/* samples whose key did not fit */
+	struct ks_set stacks;		/* of struct ks_stack */
+	struct ks_set wakers;		/* of struct ks_waker, for waker-* */
+	unsigned long __percpu *scratch;	/* KS_CONTEXT_SLOTS stacks per CPU */
+	atomic_t slow_lock;		/* a trylock: handlers never wait */
+	u64 slow_floor;			/* below it, not among the slowest */
+	atomic_long_t slow_skipped;	/* candidates met a busy slow_lock */
+	u32 slow_n;
+	struct ks_slow slow[];
+};
+
+static inline u32 ks_set_size(const struct ks_set *s)
+{
+	return min_t(u32, atomic_read(&s->used), s->cap);
+}
+
+static inline void *ks_set_key(const struct ks_set *s, u32 e)
+{
+	return s->keys + (size_t)e * s->key_size;
+}
+
+/* Whether entry @e's key has been written. */
+static inline bool ks_set_ready(const struct ks_set *s, u32 e)
+{
+	/* Pairs with the release in ks_set_intern(). */
+	return smp_load_acquire(&s->ready[e]);
+}
+
+#endif /* _KSTATS_KEYS_TABLE_H */
