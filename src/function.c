@@ -151,41 +151,10 @@ NOKPROBE_SYMBOL(ks_fp_entry);
 NOKPROBE_SYMBOL(ks_fp_exit);
 #endif
 
-/*
- * A pattern needs fprobe: refused before its functions are looked for,
- * whatever it matches, once its grammar is known to be right.
- */
-static int ks_pattern_method(struct ks_trace *t)
-{
-	const char *spec = t->req.start;
-	int err;
-
-	if (!strpbrk(spec, "*?["))
-		return 0;
-	err = ks_pattern_check(t->req.name, spec);
-	if (err)
-		return err;
-	if (t->req.method == KS_METHOD_KRETPROBE) {
-		ks_err_ratelimited("trace %s: a pattern needs fprobe; list the functions for method kretprobe (f1,f2,...)\n",
-				   t->req.name);
-		return -EOPNOTSUPP;
-	}
-	if (!KS_HAVE_FPROBE) {
-		ks_err_ratelimited("trace %s: a pattern needs fprobe (%s); list the functions instead (f1,f2,..., e.g. from /sys/kernel/tracing/available_filter_functions)\n",
-				   t->req.name, KS_FPROBE_MISSING);
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
 static int ks_function_resolve(struct ks_trace *t)
 {
-	int err;
+	int err = ks_funcs_resolve(t->req.name, t->req.start, &t->funcs);
 
-	err = ks_pattern_method(t);
-	if (err)
-		return err;
-	err = ks_funcs_resolve(t->req.name, t->req.start, &t->funcs);
 	t->addr = t->funcs.addrs ? t->funcs.addrs[0] : 0;
 	return err;
 }
@@ -197,10 +166,11 @@ static int ks_kretprobe_attach(struct ks_trace *t)
 	struct ks_krp *krps;
 	int err;
 
-	krps = kcalloc(n, sizeof(*krps), GFP_KERNEL);
-	f->rps = kcalloc(n, sizeof(*f->rps), GFP_KERNEL);
+	/* Up to KS_FUNCS_MAX of them: a few hundred KiB. */
+	krps = kvcalloc(n, sizeof(*krps), GFP_KERNEL);
+	f->rps = kvcalloc(n, sizeof(*f->rps), GFP_KERNEL);
 	if (!krps || !f->rps) {
-		kfree(krps);
+		kvfree(krps);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -404,8 +374,8 @@ static void ks_function_free(struct ks_trace *t)
 {
 	struct ks_function *f = ks_function(t);
 
-	kfree(f->rps);
-	kfree(f->krps);
+	kvfree(f->rps);
+	kvfree(f->krps);
 }
 
 static bool ks_kretprobe_claims(const struct ks_trace_req *req)

@@ -441,6 +441,34 @@ int ks_pattern_check(const char *trace, const char *spec)
 	return 0;
 }
 
+/* Arrays for @n functions; ks_funcs_free() frees them. */
+static int ks_funcs_alloc(struct ks_funcs *f, unsigned int n)
+{
+	f->names = kvcalloc(n, sizeof(*f->names), GFP_KERNEL);
+	f->addrs = kvcalloc(n, sizeof(*f->addrs), GFP_KERNEL);
+	return f->names && f->addrs ? 0 : -ENOMEM;
+}
+
+/* A pattern's matches, found in arrays of KS_FUNCS_MAX, kept in n. */
+static int ks_funcs_fit(struct ks_funcs *f)
+{
+	struct ks_funcs fit = { .n = f->n };
+	int err = ks_funcs_alloc(&fit, f->n);
+
+	if (err) {
+		kvfree(fit.names);
+		kvfree(fit.addrs);
+		return err;
+	}
+	memcpy(fit.names, f->names, f->n * sizeof(*f->names));
+	memcpy(fit.addrs, f->addrs, f->n * sizeof(*f->addrs));
+	kvfree(f->names);
+	kvfree(f->addrs);
+	f->names = fit.names;
+	f->addrs = fit.addrs;
+	return 0;
+}
+
 static int ks_funcs_pattern(const char *trace, const char *spec,
 			    struct ks_funcs *f)
 {
@@ -448,7 +476,11 @@ static int ks_funcs_pattern(const char *trace, const char *spec,
 
 	if (err)
 		return err;
-	err = ks_pattern_expand(trace, spec, f);
+	err = ks_funcs_alloc(f, KS_FUNCS_MAX);
+	if (!err)
+		err = ks_pattern_expand(trace, spec, f);
+	if (!err)
+		err = ks_funcs_fit(f);
 	if (err)
 		return err;
 	ks_funcs_report_skipped(trace, f);
@@ -474,21 +506,22 @@ static int ks_funcs_pattern(const char *trace, const char *spec,
  */
 int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f)
 {
-	char *list, *cur, *name;
-	int err = 0;
+	const char *cur;
+	char *list, *rest, *name;
+	unsigned int n = 1;
+	int err;
 
 	memset(f, 0, sizeof(*f));
-	f->names = kcalloc(KS_FUNCS_MAX, sizeof(*f->names), GFP_KERNEL);
-	f->addrs = kcalloc(KS_FUNCS_MAX, sizeof(*f->addrs), GFP_KERNEL);
+	if (strpbrk(spec, "*?["))
+		return ks_funcs_pattern(trace, spec, f);
+	/* A list has one name more than it has commas. */
+	for (cur = strchr(spec, ','); cur; cur = strchr(cur + 1, ','))
+		n++;
+	err = ks_funcs_alloc(f, min(n, KS_FUNCS_MAX));
 	list = kstrdup(spec, GFP_KERNEL);
-	if (!f->names || !f->addrs || !list) {
+	if (err || !list) {
 		kfree(list);
 		return -ENOMEM;
-	}
-	if (strpbrk(spec, "*?[")) {
-		/* ftrace matches it, where the kernel has fprobe. */
-		kfree(list);
-		return ks_funcs_pattern(trace, spec, f);
 	}
 	if (!ks_is_function_set(spec)) {
 		err = ks_resolve(trace, spec, &f->addrs[0]);
@@ -499,8 +532,8 @@ int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f)
 		f->names[f->n++] = list;
 		return 0;
 	}
-	cur = list;
-	while (!err && (name = strsep(&cur, ","))) {
+	rest = list;
+	while (!err && (name = strsep(&rest, ","))) {
 		if (!*name) {
 			ks_err_ratelimited("trace %s: %s: an empty name in the list\n",
 					   trace, spec);
@@ -534,8 +567,8 @@ void ks_funcs_free(struct ks_funcs *f)
 
 	for (i = 0; f->names && i < f->n; i++)
 		kfree(f->names[i]);
-	kfree(f->names);
-	kfree(f->addrs);
+	kvfree(f->names);
+	kvfree(f->addrs);
 	kfree(f->pattern);
 	memset(f, 0, sizeof(*f));
 }

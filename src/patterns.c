@@ -106,6 +106,8 @@ struct ks_scan {
 	struct ks_funcs *f;	/* candidates: names[], addrs[] (symbol starts) */
 	unsigned int found;	/* functions matched, counted past the bound too */
 	unsigned long last;	/* the last match: aliases of vmlinux are adjacent */
+	unsigned long init_lo;	/* vmlinux's __init text, freed after boot */
+	unsigned long init_hi;
 	bool hidden;		/* addresses read as 0 (kernel.kptr_restrict) */
 	int err;
 };
@@ -129,6 +131,15 @@ static void ks_scan_line(struct ks_scan *s, char *line)
 		*mod = '\0';
 		mod += 2;			/* past "\t[" */
 		mod[strcspn(mod, "]")] = '\0';
+	}
+	if (!mod && (!strcmp(name, "_sinittext") || !strcmp(name, "_einittext"))) {
+		if (kstrtoul(line, 16, &addr))
+			return;
+		if (name[1] == 's')
+			s->init_lo = addr;
+		else
+			s->init_hi = addr;
+		return;
 	}
 	/* Padding and CFI preambles before functions are no functions. */
 	if (str_has_prefix(name, "__pfx_") || str_has_prefix(name, "__cfi_") ||
@@ -233,28 +244,33 @@ out:
 }
 
 /*
- * Keeps the candidates that have an ftrace site, where fprobe attaches,
- * each at its site as a kprobe would sit (past an ENDBR); drops those
- * without one, which ftrace would not match either, and counts those
- * kprobes refuse, as a list does. Disabled kprobes tell: on an ftrace
- * site kprobes set KPROBE_FLAG_FTRACE. One grace period for them all.
+ * Where kprobes can tell an ftrace site (CONFIG_KPROBES_ON_FTRACE: every
+ * amd64 kernel), a pattern covers what ftrace's own glob would: the
+ * functions with a site, so the same set whichever method times them.
+ * Elsewhere (arm64) it covers every function kprobes accept.
  */
-static int ks_pattern_sites(const char *trace, const char *pattern,
-			    struct ks_funcs *f)
+static bool ks_pattern_keeps(const struct kprobe *kp)
+{
+	return !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) ||
+	       (kp->flags & KPROBE_FLAG_FTRACE);
+}
+
+/*
+ * Keeps the candidates ks_pattern_keeps(), each where a kprobe on it sits
+ * (past an ENDBR, on the ftrace site), and counts those kprobes refuse,
+ * as a list does. Disabled kprobes tell, arming nothing; one grace
+ * period for them all.
+ */
+static int ks_pattern_sites(const char *trace, struct ks_funcs *f)
 {
 	struct kprobe *kps, **regd;
 	unsigned int i, n_regd = 0, kept = 0;
 
-	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
-		ks_err_ratelimited("trace %s: %s: this kernel cannot tell which functions have an ftrace site (no CONFIG_KPROBES_ON_FTRACE); list the functions instead\n",
-				   trace, pattern);
-		return -EOPNOTSUPP;
-	}
-	kps = kcalloc(f->n, sizeof(*kps), GFP_KERNEL);
-	regd = kcalloc(f->n, sizeof(*regd), GFP_KERNEL);
+	kps = kvcalloc(f->n, sizeof(*kps), GFP_KERNEL);
+	regd = kvcalloc(f->n, sizeof(*regd), GFP_KERNEL);
 	if (!kps || !regd) {
-		kfree(kps);
-		kfree(regd);
+		kvfree(kps);
+		kvfree(regd);
 		return -ENOMEM;
 	}
 	for (i = 0; i < f->n; i++) {
@@ -268,13 +284,13 @@ static int ks_pattern_sites(const char *trace, const char *pattern,
 			regd[n_regd++] = kp;
 		if (err == -ENOMEM) {
 			unregister_kprobes(regd, n_regd);
-			kfree(regd);
-			kfree(kps);
+			kvfree(regd);
+			kvfree(kps);
 			return err;
 		}
 		if (!err && within_module((unsigned long)kp->addr, THIS_MODULE))
 			err = -EINVAL;
-		if (err || !(kp->flags & KPROBE_FLAG_FTRACE)) {
+		if (err || !ks_pattern_keeps(kp)) {
 			if (err) {
 				ks_err_ratelimited("trace %s: %s cannot be probed (%d)\n",
 						   trace, f->names[i], err);
@@ -288,9 +304,29 @@ static int ks_pattern_sites(const char *trace, const char *pattern,
 	}
 	f->n = kept;
 	unregister_kprobes(regd, n_regd);
-	kfree(regd);
-	kfree(kps);
+	kvfree(regd);
+	kvfree(kps);
 	return 0;
+}
+
+/*
+ * kallsyms still lists vmlinux's __init functions, whose text was freed
+ * after boot: no function any more, as ftrace has dropped their sites.
+ */
+static void ks_pattern_drop_init(struct ks_scan *s)
+{
+	struct ks_funcs *f = s->f;
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->addrs[i] >= s->init_lo && f->addrs[i] < s->init_hi) {
+			kfree(f->names[i]);
+			continue;
+		}
+		f->names[kept] = f->names[i];
+		f->addrs[kept++] = f->addrs[i];
+	}
+	f->n = kept;
 }
 
 /**
@@ -300,8 +336,9 @@ static int ks_pattern_sites(const char *trace, const char *pattern,
  * @f: its functions go to @f->names and @f->addrs (@f->n of them)
  *
  * Every function one of whose names in /proc/kallsyms @pattern matches,
- * once. Where the kernel has fprobe, only those with an ftrace site are
- * kept, at the site (see ks_pattern_sites()).
+ * once, that kprobes accept; where kprobes can tell, only those with an
+ * ftrace site, at the site (see ks_pattern_keeps()). The same set for
+ * every method: fprobe attaches to them all, or a kretprobe to each.
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOENT for none; -E2BIG for more than KS_FUNCS_MAX;
@@ -326,14 +363,16 @@ int ks_pattern_expand(const char *trace, const char *pattern,
 				   trace, pattern, s.found, KS_FUNCS_MAX);
 		return -E2BIG;
 	}
-	if (KS_HAVE_FPROBE && f->n) {
-		err = ks_pattern_sites(trace, pattern, f);
+	ks_pattern_drop_init(&s);
+	if (f->n) {
+		err = ks_pattern_sites(trace, f);
 		if (err)
 			return err;
 	}
 	if (!f->n) {
-		ks_err_ratelimited("trace %s: %s matches no function with an ftrace site\n",
-				   trace, pattern);
+		ks_err_ratelimited("trace %s: %s matches no function %s\n", trace,
+				   pattern, IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) ?
+				   "with an ftrace site" : "kprobes can probe");
 		return -ENOENT;
 	}
 	return 0;

@@ -8,8 +8,12 @@
 
 #include <linux/types.h>
 
-/* Most functions one trace may cover, by a list or a pattern. */
-#define KS_FUNCS_MAX	256
+/*
+ * Most functions one trace may cover, by a list or a pattern: a few
+ * thousand, as a pattern such as tcp_* or ext4_* matches; kretprobes
+ * each hold a pool of maxactive instances (README, "memory").
+ */
+#define KS_FUNCS_MAX	4096
 
 /* The functions a trace's start covers. */
 struct ks_funcs {

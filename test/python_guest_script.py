@@ -162,6 +162,16 @@ def main():
         check(e.errno == errno.EINVAL and "pyoff2" not in control_text(),
               "offcpu with start: EINVAL, nothing left", f"{e.errno}")
     # A comm with a blank reaches _control escaped, as KEY-NAME prints it.
+    # A glob, on every kernel (fprobe, or a kretprobe each on 6.1): the
+    # target's six kst_target_* functions with an ftrace site; delay 3
+    # calls, null 7.
+    with kstats.trace("pyglob", start="kst_target_*") as t:
+        listed = [d for d in kstats.traces() if d["name"] == "pyglob"]
+        check(listed and listed[0].get("functions") == 6,
+              "a glob: its 6 kst_target_* functions", repr(listed))
+        tgt("delay 0 3")
+        tgt("bench 7")
+        check(t.summary().samples == 10, "a glob: 3 + 7 calls", str(t.summary().samples))
     with kstats.trace("pycomm", start="kst_target_delay", comm="py prog"):
         check(" comm py\\040prog" in control_text(), "comm 'py prog' listed as py\\040prog",
               control_text())

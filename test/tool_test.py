@@ -85,6 +85,14 @@ step trace_t1 $K trace t1 start vfs_read
 grep '^t1 ' $D/_control >/tmp/out/control_t1
 step remove_t1 $K remove t1
 grep -c '^t1 ' $D/_control >/tmp/out/control_t1_after
+# A glob on every kernel (issue 28): the module matches it from kallsyms,
+# the functions with an ftrace site, as available_filter_functions names them.
+step trace_glob $K trace vg start 'vfs_*'
+grep '^vg ' $D/_control >/tmp/out/control_vg
+grep -c '^vfs_' /sys/kernel/debug/tracing/available_filter_functions >/tmp/out/aff_vfs
+load
+step show_glob $K show vg
+step remove_glob $K remove vg
 step refuse_word $K trace rd vfs_read
 step refuse_blank $K trace rb start 'vfs_read key comm'
 step trace_comm_blank $K trace cb start vfs_read comm 'my prog'
@@ -292,6 +300,15 @@ def check_console(console):
     check(files.get('control_t1', '').startswith('t1 method '), 'trace t1 in _control')
     expect('remove_t1', 0)
     check(files.get('control_t1_after', '').strip() == '0', 't1 gone after remove')
+    expect('trace_glob', 0)
+    vg = dict(zip(*[iter(files.get('control_vg', '').split()[1:])] * 2))
+    aff = files.get('aff_vfs', '').strip()
+    check(vg.get('functions') == aff and int(aff or 0) > 10 and vg.get('skipped') == '0',
+          f"trace 'vfs_*': one function per vfs_ site of available_filter_functions ({aff}): {vg}")
+    expect('show_glob', 0)
+    check(re.match(r'vg: [1-9]\d* samples?, missed \d+', out('show_glob')),
+          f"show of the 'vfs_*' trace after reads: {out('show_glob')[:80]!r}")
+    expect('remove_glob', 0)
     expect('refuse_word', 65,
            r"refused: Invalid argument \(errno 22 EINVAL\)\nkstats: dmesg: kstats: trace rd: "
            r"'vfs_read' is not a keyword; did you mean 'start vfs_read'\?")

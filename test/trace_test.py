@@ -399,6 +399,7 @@ show sp4
 for n in $(awk '{print $1}' $C); do ctl "remove $n"; done
 step wildcards
 ctl "trace w1 start kst_target_*"
+ctl "trace w17 start kst_target_* method kretprobe"
 ctl "trace w2 start kst_target_delay,kst_target_null"
 ctl "trace w3 start kst_target_delay,kst_target_null method kretprobe"
 ctl "trace w4 start kst_nomatch_*"
@@ -424,7 +425,7 @@ tgt "notrace 5"
 tgt "bench 7"
 tgt "recurse 2 0 4"
 tgt "alias 4"
-for n in w1 w2 w3 w5 w13 w14 w15; do show $n; done
+for n in w1 w17 w2 w3 w5 w13 w14 w15; do show $n; done
 for n in $(awk '{print $1}' $C); do ctl "remove $n"; done
 listing wildcards-removed
 # Last of the refusals: it spends the burst of dmesg lines.
@@ -939,8 +940,8 @@ def check(logpath):
             "refusals in a loop are rate-limited in dmesg: %d lines <= 100 x %d windows of 5 s"
             % (n, windows), str(rl))
 
-    # Several functions into one histogram: a list everywhere, a pattern
-    # where ftrace can match it (fprobe, 6.12). The calls: delay 3,
+    # Several functions into one histogram: a list or a pattern, on every
+    # kernel and method (fprobe, or a kretprobe each). The calls: delay 3,
     # notrace 5 (no ftrace site), null 7, recurse 2 deep x 4 = 8.
     st = steps["wildcards"]
     c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
@@ -948,42 +949,40 @@ def check(logpath):
     nd = nodes(st)
     fields = lambda n: dict(zip(*[iter(([l for l in ls if l.split()[0] == n] or [""])[0].split()[1:])] * 2))
     # The target module's kst_target_* functions with an ftrace site:
-    # delay, recurse, sleep, migrate, null, twin (not notrace).
-    if "fprobe" in function_methods(series, arch):
-        r.check(c.get("trace w1 start kst_target_*", ("?",))[0] == "0", "pattern kst_target_* accepted (fprobe)")
-        r.check(fields("w1").get("functions") == "6",
-                "pattern kst_target_*: the listing counts its 6 functions", str(fields("w1")))
-        r.check(total(nd.get("w1", [([], [])])[0][0]) == 18,
-                "pattern: every matched function's calls in one histogram (3 + 7 + 8)",
-                str(nd.get("w1")))
-        r.check(c.get("trace w4 start kst_nomatch_*", ("?", ""))[1] == "No such file or directory",
-                "a pattern matching nothing -> ENOENT")
-        r.check(any(l.endswith("kstats: trace w4: kst_nomatch_* matches no function with an ftrace site")
-                    for l in lines), "dmesg: the pattern matches nothing")
+    # delay, recurse, sleep, migrate, null, twin (not notrace). Where
+    # kprobes cannot tell a site (arm64: no KPROBES_ON_FTRACE), every
+    # function kprobes accept: notrace too.
+    sites = arch == "x86_64"
+    want_n, want_calls = ("6", 18) if sites else ("7", 23)
+    for n, meth in (("w1", default_method(series, arch)), ("w17", "kretprobe")):
+        r.check(c.get("trace %s start kst_target_*%s" % (n, " method kretprobe" if n == "w17" else ""),
+                      ("?",))[0] == "0",
+                "pattern kst_target_* accepted (%s)" % meth)
+        r.check(fields(n).get("functions") == want_n and fields(n).get("method") == meth,
+                "pattern kst_target_* by %s: the listing counts its %s functions" % (meth, want_n),
+                str(fields(n)))
+        r.check(total(nd.get(n, [([], [])])[0][0]) == want_calls,
+                "pattern by %s: every matched function's calls in one histogram (%s)"
+                % (meth, "3 + 7 + 8" if sites else "3 + 5 + 7 + 8"), str(nd.get(n)))
+    r.check(c.get("trace w4 start kst_nomatch_*", ("?", ""))[1] == "No such file or directory",
+            "a pattern matching nothing -> ENOENT")
+    r.check(any(l.endswith("kstats: trace w4: kst_nomatch_* matches no function %s"
+                           % ("with an ftrace site" if sites else "kprobes can probe"))
+                for l in lines), "dmesg: the pattern matches nothing")
+    if sites:
         # A function known by two names: ftrace lists its site under the
         # first (kst_impl_null), and the pattern matches the other.
         aff = re.search(r"@@AFF impl (\d+) alias (\d+)", "\n".join(st))
         r.check(aff is not None and aff.groups() == ("1", "0"),
                 "available_filter_functions lists the aliased site once, as kst_impl_null",
                 aff.group(0) if aff else "none")
-        r.check(c.get("trace w14 start kst_alias_*", ("?",))[0] == "0" and
-                fields("w14").get("functions") == "1",
-                "pattern kst_alias_* finds the function by its alias: 1 function",
-                "%s %s" % (c.get("trace w14 start kst_alias_*"), fields("w14")))
-        r.check(total(nd.get("w14", [([], [])])[0][0]) == 4,
-                "pattern kst_alias_*: its 4 calls, as the name times them",
-                str(nd.get("w14")))
-    else:
-        r.check(c.get("trace w14 start kst_alias_*", ("?", ""))[1] == "Operation not supported",
-                "a pattern by an alias without fprobe -> EOPNOTSUPP")
-        r.check(c.get("trace w1 start kst_target_*", ("?", ""))[1] == "Operation not supported",
-                "a pattern without fprobe -> EOPNOTSUPP")
-        # Refused before its functions are looked for, whatever it matches.
-        for n, word in (("w4", "kst_nomatch_*"), ("w9", "*")):
-            r.check(c.get("trace %s start %s" % (n, word), ("?", ""))[1] == "Operation not supported",
-                    "a pattern without fprobe -> EOPNOTSUPP, matching nothing or too much: %s" % word)
-        r.check(any("kstats: trace w1: a pattern needs fprobe (kernel without CONFIG_FPROBE); list the functions instead" in l
-                    for l in lines), "dmesg: a pattern needs fprobe, list the functions")
+    r.check(c.get("trace w14 start kst_alias_*", ("?",))[0] == "0" and
+            fields("w14").get("functions") == "1",
+            "pattern kst_alias_* finds the function by its alias: 1 function",
+            "%s %s" % (c.get("trace w14 start kst_alias_*"), fields("w14")))
+    r.check(total(nd.get("w14", [([], [])])[0][0]) == 4,
+            "pattern kst_alias_*: its 4 calls, as the name times them",
+            str(nd.get("w14")))
     for n, meth in (("w2", None), ("w3", "kretprobe")):
         f = fields(n)
         r.check(f.get("functions") == "2" and (meth is None or f.get("method") == meth),
@@ -1017,16 +1016,14 @@ def check(logpath):
         r.check(c.get(cmd, ("?", ""))[1] == errno and
                 any(("kstats: trace %s: %s: %s" % (n, word, text)) in l for l in lines),
                 "%s -> %s, dmesg: %s" % (word, errno, text), str(c.get(cmd)))
-    big = [re.search(r"kstats: trace w9: \* matches (\d+) functions, more than 256$", l) for l in lines]
-    big = [int(m.group(1)) for m in big if m]
-    r.check(c.get("trace w16 start * method kretprobe", ("?", ""))[1] == "Operation not supported" and
-            any(l.endswith("kstats: trace w16: a pattern needs fprobe; list the functions for method kretprobe (f1,f2,...)")
-                for l in lines),
-            "a pattern with method kretprobe -> EOPNOTSUPP, however many it matches",
-            str(c.get("trace w16 start * method kretprobe")))
-    if "fprobe" in function_methods(series, arch):
-        r.check(c.get("trace w9 start *", ("?", ""))[1] == "Argument list too long" and big and big[0] > 256,
-                "pattern * -> E2BIG, dmesg says how many it matched (%s)" % big)
+    for n, word in (("w9", "*"), ("w16", "* method kretprobe")):
+        big = [re.search(r"kstats: trace %s: \* matches (\d+) functions, more than 4096$" % n, l)
+               for l in lines]
+        big = [int(m.group(1)) for m in big if m]
+        r.check(c.get("trace %s start %s" % (n, word), ("?", ""))[1] == "Argument list too long" and
+                big and big[0] > 4096,
+                "pattern %s -> E2BIG, dmesg says how many it matched (%s)" % (word, big),
+                str(c.get("trace %s start %s" % (n, word))))
     en = dict(re.findall(r"@@ENABLED (\w+) (\d+)", "\n".join(st)))
     r.check(en.get("before") is not None and en.get("before") == en.get("after"),
             "enabled_functions is what it was before the refused patterns", str(en))
