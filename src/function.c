@@ -177,7 +177,11 @@ static int ks_kretprobe_attach(struct ks_trace *t)
 		struct kretprobe *rp = &krps[i].rp;
 
 		krps[i].t = t;
-		rp->kp.symbol_name = t->funcs.names[i];
+		/*
+		 * Where resolve found it: a name may be two static functions,
+		 * or a freed __init one, which kprobes would find by name.
+		 */
+		rp->kp.addr = (kprobe_opcode_t *)t->funcs.addrs[i];
 		rp->entry_handler = ks_krp_entry;
 		rp->handler = ks_krp_return;
 		rp->data_size = sizeof(struct ks_call);

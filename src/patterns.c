@@ -261,7 +261,7 @@ static bool ks_pattern_keeps(const struct kprobe *kp)
  * as a list does. Disabled kprobes tell, arming nothing; one grace
  * period for them all.
  */
-static int ks_pattern_sites(const char *trace, struct ks_funcs *f)
+static int ks_pattern_sites(struct ks_funcs *f)
 {
 	struct kprobe *kps, **regd;
 	unsigned int i, n_regd = 0, kept = 0;
@@ -291,11 +291,9 @@ static int ks_pattern_sites(const char *trace, struct ks_funcs *f)
 		if (!err && within_module((unsigned long)kp->addr, THIS_MODULE))
 			err = -EINVAL;
 		if (err || !ks_pattern_keeps(kp)) {
-			if (err) {
-				ks_err_ratelimited("trace %s: %s cannot be probed (%d)\n",
-						   trace, f->names[i], err);
+			/* Named in one summary line (ks_funcs_report_skipped()). */
+			if (err)
 				ks_funcs_skip(f, f->names[i]);
-			}
 			kfree(f->names[i]);
 			continue;
 		}
@@ -365,7 +363,7 @@ int ks_pattern_expand(const char *trace, const char *pattern,
 	}
 	ks_pattern_drop_init(&s);
 	if (f->n) {
-		err = ks_pattern_sites(trace, f);
+		err = ks_pattern_sites(f);
 		if (err)
 			return err;
 	}
