@@ -25,6 +25,20 @@
 #endif
 
 /*
+ * A matched section (matched.c) reads its points' arguments from the
+ * registers they are passed in: regs_get_kernel_argument() at a kprobe,
+ * the registers after @data in a tracepoint probe. Both hold for the
+ * first KS_MATCH_ARG_MAX + 1 arguments on x86-64 (rsi..r9 after data)
+ * and arm64 (x1..x5); 32-bit kernels pass some on the stack, or split
+ * u64s in two, so match is refused there.
+ */
+#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64)
+#define KS_MATCH_SOUND		1
+#else
+#define KS_MATCH_SOUND		0
+#endif
+
+/*
  * fprobe, in the two APIs kstats knows (Kbuild probes include/linux/fprobe.h):
  * - KS_FPROBE_PT_REGS_RET_IP, 6.3 to 6.13: handlers get pt_regs; the call
  *   data sits in a rethook pool of nr_maxactive instances per probe.

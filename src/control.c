@@ -29,13 +29,14 @@
 static const char * const ks_keywords[] = {
 	"bits", "start", "end", "method", "maxactive",
 	"key", "keys", "slowest", "pid", "tgid", "comm", "cpu",
+	"match", "expire",
 	"state", "min", "max", "tasks",
 };
 
 enum ks_keyword {
 	KS_KW_BITS, KS_KW_START, KS_KW_END, KS_KW_METHOD, KS_KW_MAXACTIVE,
 	KS_KW_KEY, KS_KW_KEYS, KS_KW_SLOWEST, KS_KW_PID, KS_KW_TGID,
-	KS_KW_COMM, KS_KW_CPU,
+	KS_KW_COMM, KS_KW_CPU, KS_KW_MATCH, KS_KW_EXPIRE,
 	/* offcpu only */
 	KS_KW_STATE, KS_KW_MIN, KS_KW_MAX, KS_KW_TASKS,
 };
@@ -60,6 +61,34 @@ static __printf(3, 4) int ks_why(struct ks_trace_req *req, const char **why,
 	va_end(args);
 	*why = req->why;
 	return -EINVAL;
+}
+
+/*
+ * A matched section may start in one task and end in another, or in an
+ * interrupt: the task-level keys would be the end's, so they are refused.
+ */
+static int ks_check_match(struct ks_trace_req *req, const char **why)
+{
+	static const enum ks_key_part task_parts[] = {
+		KS_KEY_COMM, KS_KEY_PID, KS_KEY_TGID,
+	};
+	unsigned int i;
+
+	if (!KS_MATCH_SOUND)
+		return ks_why(req, why,
+			      "match reads arguments from registers, which kstats does only on x86-64 and arm64");
+	if (req->offcpu.on)
+		return ks_why(req, why, "match: an off-CPU wait is matched on its task");
+	if (!req->end[0])
+		return ks_why(req, why, "match pairs a section's start and end: give end");
+	for (i = 0; i < ARRAY_SIZE(task_parts); i++)
+		if (ks_keys_spec_has(&req->keys, task_parts[i]))
+			return ks_why(req, why,
+				      "key %s: a matched section may end in another task or an interrupt; key kstack, end-kstack and cpu are its ends'",
+				      ks_key_part_names[task_parts[i]]);
+	if (!req->match.expire_ns)
+		req->match.expire_ns = KS_EXPIRE_DEFAULT_NS;
+	return 0;
 }
 
 /**
@@ -93,6 +122,15 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 	if (req->end[0] && !strcmp(req->start, req->end))
 		return ks_why(req, why, "end %s is the same as start",
 			      req->end_word);
+	if (req->match.expire_ns && !req->match.on)
+		return ks_why(req, why,
+			      "expire bounds the age of a matched start: give match");
+	if (req->match.on) {
+		int err = ks_check_match(req, why);
+
+		if (err)
+			return err;
+	}
 	if (req->offcpu.on) {
 		/* An off-CPU wait ends in __schedule(): its end has one stack. */
 		if (ks_keys_spec_has(&req->keys, KS_KEY_END_KSTACK))
@@ -278,6 +316,34 @@ static int ks_parse_choice(struct ks_trace_req *req, const char *key,
 	return 0;
 }
 
+/* "argN": an argument's position, 0..KS_MATCH_ARG_MAX. */
+static int ks_parse_arg(struct ks_trace_req *req, const char *word, u8 *arg,
+			const char **why)
+{
+	if (!str_has_prefix(word, "arg") || !isdigit(word[3]) ||
+	    kstrtou8(word + 3, 10, arg) || *arg > KS_MATCH_ARG_MAX)
+		return ks_why(req, why, "match %s: an argument is arg0..arg%d",
+			      word, KS_MATCH_ARG_MAX);
+	return 0;
+}
+
+/* "match argI[,argJ]": the end's argument is the start's if not given. */
+static int ks_parse_match(struct ks_trace_req *req, char *val, const char **why)
+{
+	char *end = strchr(val, ',');
+	int err;
+
+	if (end)
+		*end++ = '\0';
+	err = ks_parse_arg(req, val, &req->match.start_arg, why);
+	if (!err && end)
+		err = ks_parse_arg(req, end, &req->match.end_arg, why);
+	else if (!err)
+		req->match.end_arg = req->match.start_arg;
+	req->match.on = !err;
+	return err;
+}
+
 static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 			 char *val, unsigned int *seen,
 			 enum ks_method *hints, const char **why)
@@ -288,7 +354,7 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	k = match_string(ks_keywords, ARRAY_SIZE(ks_keywords), key);
 	if (k < 0)
 		return ks_why(req, why,
-			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu; with offcpu: state, min, max, tasks)",
+			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu, match, expire; with offcpu: state, min, max, tasks)",
 			      key);
 	if (*seen & BIT(k))
 		return ks_why(req, why, "keyword %s given twice", key);
@@ -356,6 +422,14 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 				      "method %s: must be kretprobe, fprobe, kprobe or tracepoint",
 				      val);
 		req->given_method = m;
+		return 0;
+	case KS_KW_MATCH:
+		return ks_parse_match(req, val, why);
+	case KS_KW_EXPIRE:
+		if (kstrtou64(val, 10, &req->match.expire_ns) ||
+		    !req->match.expire_ns)
+			return ks_why(req, why, "expire %s: must be a number of ns, 1 or more",
+				      val);
 		return 0;
 	case KS_KW_STATE:
 		return ks_parse_choice(req, key, val, ks_offcpu_state_names,

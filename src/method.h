@@ -72,6 +72,8 @@ extern const struct ks_method_ops ks_kprobe_pair_ops;	/* kprobe_pair.c */
 extern const struct ks_method_ops ks_tracepoint_pair_ops; /* tracepoint_pair.c */
 extern const struct ks_method_ops ks_runq_ops;		/* runq.c */
 extern const struct ks_method_ops ks_offcpu_ops;	/* offcpu.c */
+extern const struct ks_method_ops ks_matched_kprobe_ops; /* matched.c */
+extern const struct ks_method_ops ks_matched_tp_ops;	/* matched.c */
 
 /* Tracepoint probes of a pair, for tracepoint_pair.c and runq.c. */
 struct ks_tp_probe {

@@ -10,6 +10,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kstats.h>
 #include <linux/ratelimit.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 
 #include "keys.h"
@@ -86,6 +87,22 @@ struct ks_offcpu_req {
 	u64 max_ns;		/* a wait longer is no sample; 0: no bound */
 };
 
+/*
+ * "match argI[,argJ]": a section pairs its start and end on an argument
+ * of each (an object: a request, a lock, a work item), not on the task.
+ * Arguments 0..KS_MATCH_ARG_MAX, in registers (see matched.c).
+ */
+#define KS_MATCH_ARG_MAX	4
+/* "expire NS": a matched start older than this is dropped and counted. */
+#define KS_EXPIRE_DEFAULT_NS	(10ULL * NSEC_PER_SEC)
+
+struct ks_match_req {
+	bool on;
+	u8 start_arg;		/* the start point's argument, from 0 */
+	u8 end_arg;		/* the end point's */
+	u64 expire_ns;		/* 0 until parsed: KS_EXPIRE_DEFAULT_NS */
+};
+
 /* One parsed _control command. */
 struct ks_trace_req {
 	enum ks_control_op op;
@@ -106,6 +123,7 @@ struct ks_trace_req {
 	struct ks_key_spec keys;	/* key, keys, slowest */
 	struct ks_filter filter;	/* pid, tgid, comm, cpu */
 	struct ks_offcpu_req offcpu;	/* the offcpu word and its keywords */
+	struct ks_match_req match;	/* match and expire */
 	bool resolved;			/* by ks_resolve_points() */
 	char why[160];			/* the parser's reason for a refusal */
 };

@@ -167,7 +167,8 @@ static void *ks_runq_start_fn(const struct ks_trace_req *req)
 
 static bool ks_runq_claims(const struct ks_trace_req *req)
 {
-	return ks_runq_start_fn(req);
+	/* A matched pair of the same tracepoints is matched.c's. */
+	return !req->match.on && ks_runq_start_fn(req);
 }
 
 static int ks_runq_resolve(struct ks_trace *t)

@@ -107,10 +107,12 @@ size_t ks_starts_bytes(const struct ks_starts *st)
  * @key: the task
  *
  * Context: any, NMI included.
+ * Return: how many starts were forgotten.
  */
-void notrace ks_starts_drop(struct ks_starts *st, const void *key)
+unsigned int notrace ks_starts_drop(struct ks_starts *st, const void *key)
 {
 	u32 home = ks_home(st, key), n, tag;
+	unsigned int dropped = 0;
 	u64 ts;
 
 	for (n = 0; n < st->window; n++) {
@@ -121,8 +123,49 @@ void notrace ks_starts_drop(struct ks_starts *st, const void *key)
 			break;
 		/* A duplicate left by racing puts goes too. */
 		if (v == (unsigned long)key)
-			ks_starts_take(st, key, &ts, &tag);
+			dropped += ks_starts_take(st, key, &ts, &tag);
 	}
+	return dropped;
+}
+
+/**
+ * ks_starts_expire() - free the slots of @key's window whose start is old
+ * @st: the table
+ * @key: a key about to be put, whose window is full
+ * @before: starts before this time (ns) are dropped, whoever's they are
+ *
+ * For sections matched on an object (matched.c), whose end may never
+ * come: a start left behind must not hold its slot for good.
+ *
+ * Context: any, NMI included.
+ * Return: how many starts were dropped.
+ */
+unsigned int notrace ks_starts_expire(struct ks_starts *st, const void *key,
+				      u64 before)
+{
+	u32 home = ks_home(st, key), n;
+	unsigned int dropped = 0;
+
+	for (n = 0; n < st->window; n++) {
+		struct ks_start *s = ks_at(st, home, n);
+		/* Acquire: ts was written before the key was published. */
+		unsigned long v = smp_load_acquire(&s->key);
+
+		if (v == KS_KEY_EMPTY)
+			break;
+		if (v == KS_KEY_TOMB || v == KS_KEY_BUSY ||
+		    READ_ONCE(s->ts) >= before ||
+		    !try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
+			continue;
+		/* Taken and put again meanwhile: a new start stays. */
+		if (READ_ONCE(s->ts) >= before) {
+			smp_store_release(&s->key, v);
+			continue;
+		}
+		smp_store_release(&s->key, KS_KEY_TOMB);
+		dropped++;
+	}
+	return dropped;
 }
 
 /*
@@ -289,5 +332,6 @@ NOKPROBE_SYMBOL(ks_starts_depth);
 NOKPROBE_SYMBOL(ks_starts_claim);
 NOKPROBE_SYMBOL(ks_starts_push);
 NOKPROBE_SYMBOL(ks_starts_drop);
+NOKPROBE_SYMBOL(ks_starts_expire);
 NOKPROBE_SYMBOL(ks_starts_put);
 NOKPROBE_SYMBOL(ks_starts_take);

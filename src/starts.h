@@ -24,7 +24,9 @@ bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts, u32 tag,
 		   bool replace);
 int ks_starts_push(struct ks_starts *st, const void *key, u64 ts, u32 tag);
 bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts, u32 *tag);
-void ks_starts_drop(struct ks_starts *st, const void *key);
+unsigned int ks_starts_drop(struct ks_starts *st, const void *key);
+unsigned int ks_starts_expire(struct ks_starts *st, const void *key,
+			      u64 before);
 bool ks_starts_holds(struct ks_starts *st, const void *key);
 
 #endif /* _KSTATS_STARTS_H */

@@ -49,6 +49,8 @@ struct ks_trace {
 	atomic_long_t nested_end;	/* an end hit inside a kstats handler */
 	atomic_long_t too_deep;		/* a start inside KS_STARTS_DEPTH open ones */
 	atomic_long_t negative;		/* an end before its start */
+	atomic_long_t expired;		/* a matched start older than expire */
+	atomic_long_t replaced;		/* a matched start replaced by another */
 	/* The method's own state, zeroed: see ks_trace_priv(). */
 	unsigned long priv[];
 };

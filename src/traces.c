@@ -31,6 +31,8 @@
 static const struct ks_method_ops *const ks_methods[] = {
 	&ks_offcpu_ops,		/* trace NAME offcpu */
 	&ks_runq_ops,		/* a tracepoint pair of the scheduler's */
+	&ks_matched_tp_ops,	/* ... match argI: paired on an object */
+	&ks_matched_kprobe_ops,
 	&ks_tracepoint_pair_ops,
 	&ks_kprobe_pair_ops,
 	&ks_fprobe_ops,
@@ -67,7 +69,8 @@ static void notrace ks_tp_task_free(void *data, struct task_struct *p)
 	/* Under SRCU-fast (7.x) a probe is no RCU reader: see tracepoint_pair.c. */
 	rcu_read_lock();
 	list_for_each_entry_rcu(t, &ks_traces, list)
-		if (t->starts)
+		/* A matched trace's starts are an object's, not a task's. */
+		if (t->starts && !t->req.match.on)
 			ks_starts_drop_task(t->starts, p);
 	rcu_read_unlock();
 }
@@ -95,7 +98,9 @@ static unsigned long ks_trace_missed(struct ks_trace *t)
 	       atomic_long_read(&t->too_deep) +
 	       atomic_long_read(&t->nested_start) +
 	       atomic_long_read(&t->nested_end) +
-	       atomic_long_read(&t->negative);
+	       atomic_long_read(&t->negative) +
+	       atomic_long_read(&t->expired) +
+	       atomic_long_read(&t->replaced);
 }
 
 /* ks_trace_missed() as the nodes' "missed" callback. */
@@ -109,7 +114,7 @@ static void ks_trace_show_missed(struct seq_file *m, void *arg)
 {
 	struct ks_trace *t = arg;
 
-	seq_printf(m, "# trace %s method %s missed %lu (probe %lu table_full %ld nested %ld depth %ld negative %ld) no_start %ld%s\n",
+	seq_printf(m, "# trace %s method %s missed %lu (probe %lu table_full %ld nested %ld depth %ld negative %ld expired %ld replaced %ld) no_start %ld%s\n",
 		   t->req.name, ks_method_names[t->req.method],
 		   ks_trace_missed(t), ks_probe_missed(t),
 		   atomic_long_read(&t->table_full),
@@ -117,6 +122,8 @@ static void ks_trace_show_missed(struct seq_file *m, void *arg)
 		   atomic_long_read(&t->nested_end),
 		   atomic_long_read(&t->too_deep),
 		   atomic_long_read(&t->negative),
+		   atomic_long_read(&t->expired),
+		   atomic_long_read(&t->replaced),
 		   atomic_long_read(&t->no_start), t->gone ? " gone" : "");
 }
 

@@ -75,7 +75,7 @@ def REFUSALS(arch):
     ("missing value", "trace x start kst_target_delay bits", "Invalid argument"),
     ("unknown keyword", "trace x start kst_target_delay color red", "Invalid argument"),
     ("keyword twice", "trace x start kst_target_delay bits 2 bits 3", "Invalid argument"),
-    ("too many words", "trace x" + " bits 1" * 16 + " q y z", "Invalid argument"),
+    ("too many words", "trace x" + " bits 1" * 18 + " q y z", "Invalid argument"),
     ("unknown command", "frob x", "Invalid argument"),
     ("command alone", "trace", "Invalid argument"),
     ("remove with extra words", "remove dup now", "Invalid argument"),
@@ -306,6 +306,58 @@ ctl "trace rq start __tracepoint_sched_wakeup end __tracepoint_sched_switch"
 show rq
 listing rq
 ctl "remove rq"
+step matched
+# Sections matched on an object: A ended in the task, B from a hard
+# hrtimer, each by its own end function (arg0, and arg1 of kst_obj_end2).
+ctl "trace mo start kst_obj_begin end kst_obj_end match arg0"
+ctl "trace mi start kst_obj_begin end kst_obj_end2 match arg0,arg1"
+listing matched
+tgt clear
+tgt "objs 2000 10"
+meas objs
+show mo
+show mi
+ctl "remove mo"
+ctl "remove mi"
+# Expiry: a table of 2 slots, two starts never ended; a third start
+# after they are older than expire takes their room.
+ctl "trace ex start kst_obj_begin end kst_obj_end match arg0 expire 200000000 maxactive 1"
+tgt "objbegin 2"
+tgt "objbegin 3"
+sleep 1
+tgt "objpair 4"
+tgt "objpair 5"
+tgt "objbegin 6"
+sleep 1
+tgt "objend 6"
+tgt "objend 2"
+show ex
+listing expire
+ctl "remove ex"
+# A start of an object that has one replaces it.
+ctl "trace rp start kst_obj_begin end kst_obj_end match arg0"
+tgt "objbegin 1"
+tgt "objbegin 1"
+tgt "objend 1"
+show rp
+ctl "remove rp"
+# A tracepoint pair on the work item: queue_work's third argument and
+# execute_start's first, started by this shell only.
+ctl "trace wq start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$"
+listing matched-wq
+tgt clear
+tgt "work 25"
+meas wq
+show wq
+ctl "remove wq"
+# Refusals.
+ctl "trace mx start kst_obj_begin match arg0"
+ctl "trace mx start kst_obj_begin end kst_obj_end match arg5"
+ctl "trace mx start kst_obj_begin end kst_obj_end match obj"
+ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 key comm"
+ctl "trace mx start kst_obj_begin end kst_obj_end expire 5"
+ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 expire 0"
+listing matched-after
 step hostile
 # Pairs on the spinlock functions and in NMI: their handlers take no lock.
 ctl "trace h start @@LOCK@@ end @@UNLOCK@@"
@@ -640,6 +692,76 @@ def check_nesting(r, st):
                 nd["mix"][0][0] if "mix" in nd else [], 1000000, ms.get("mix"), 10)
 
 
+def check_matched(r, st, lines):
+    """Sections paired on an object (match), across tasks and contexts."""
+    nd, ls, ms = nodes(st), listings(st), measured(st)
+    c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
+
+    def hdr(name, word):
+        h = " ".join(nd[name][0][1]) if name in nd else ""
+        m = re.search(r"\b%s (\d+)" % word, h)
+        return int(m.group(1)) if m else None
+
+    lm = " ".join(ls.get("matched", []))
+    r.check(" method kprobe " in lm and " match arg0,arg0 expire 10000000000" in lm and
+            " match arg0,arg1 expire 10000000000" in lm,
+            "match: the listing shows the arguments and the default expire (10 s)", lm)
+    # 10 rounds: A (task end, >= 2 ms) and B (hardirq end, >= 4 ms); each
+    # trace never sees the other's end, so its other object's start is
+    # replaced at each round (9) and one stays open.
+    for name, low, what in (("mo", 2000000, "A, ended in the task"),
+                            ("mi", 4000000, "B, ended from a hard hrtimer, arg1")):
+        check_bound(r, "match %s" % what, nd[name][0][0] if name in nd else [], low,
+                    ms.get("objs"), 10, n_meas=20)
+        r.check(hdr(name, "replaced") == 9 and hdr(name, "missed") == 9 and
+                hdr(name, "no_start") == 0 and hdr(name, "table_full") == 0,
+                "match %s: the other object's 9 replaced starts are its only misses" % name,
+                str(nd.get(name, [(0, [])])[0][1]))
+    # Expiry: objects 2 and 3 fill the table; 4 finds them 1 s old and
+    # takes their room (2 expired); 4 and 5 are samples; 6 is ended 1 s
+    # after its start (expired at its end); 2's end finds nothing.
+    r.check("ex" in nd and total(nd["ex"][0][0]) == 2,
+            "expire: the two starts after the expired ones are samples",
+            str(nd.get("ex")))
+    r.check(hdr("ex", "expired") == 3 and hdr("ex", "table_full") == 0 and
+            hdr("ex", "no_start") == 1 and hdr("ex", "missed") == 3,
+            "expire: 2 starts dropped for room and 1 at its end, counted expired; "
+            "the end of a dropped one is no_start", str(nd.get("ex", [(0, [])])[0][1]))
+    le = " ".join(ls.get("expire", []))
+    r.check(" expire 200000000" in le and " maxactive 1 " in le,
+            "expire: the listing shows it", le)
+    r.check("rp" in nd and total(nd["rp"][0][0]) == 1,
+            "a second start of one object replaces the first: 1 sample, 1 replaced",
+            str(nd.get("rp")))
+    r.check(hdr("rp", "replaced") == 1 and hdr("rp", "missed") == 1,
+            "replaced counts as missed", str(nd.get("rp", [(0, [])])[0][1]))
+    lw = " ".join(ls.get("matched-wq", []))
+    r.check(" method tracepoint " in lw and " match arg2,arg0 " in lw,
+            "match on tracepoints: method tracepoint, arg2 to arg0", lw)
+    check_bound(r, "workqueue_queue_work .. execute_start matched on the work item",
+                nd["wq"][0][0] if "wq" in nd else [], 0, ms.get("wq"), 25)
+    r.check(hdr("wq", "missed") == 0, "workqueue pair: nothing missed",
+            str(nd.get("wq", [(0, [])])[0][1]))
+    for cmd, errno, text in (
+            ("trace mx start kst_obj_begin match arg0", "Invalid argument",
+             "match pairs a section's start and end: give end"),
+            ("trace mx start kst_obj_begin end kst_obj_end match arg5", "Invalid argument",
+             "match arg5: an argument is arg0..arg4"),
+            ("trace mx start kst_obj_begin end kst_obj_end match obj", "Invalid argument",
+             "match obj: an argument is arg0..arg4"),
+            ("trace mx start kst_obj_begin end kst_obj_end match arg0 key comm", "Invalid argument",
+             "key comm: a matched section may end in another task or an interrupt"),
+            ("trace mx start kst_obj_begin end kst_obj_end expire 5", "Invalid argument",
+             "expire bounds the age of a matched start: give match"),
+            ("trace mx start kst_obj_begin end kst_obj_end match arg0 expire 0", "Invalid argument",
+             "expire 0: must be a number of ns, 1 or more")):
+        r.check(c.get(cmd, ("?", ""))[1] == errno and
+                any(("kstats: trace mx: " + text) in l for l in lines),
+                "%s -> %s, dmesg: %s" % (cmd.split(" ", 3)[3], errno, text), str(c.get(cmd)))
+    r.check(ls.get("matched-after") == [], "nothing left after the matched traces and refusals",
+            str(ls.get("matched-after")))
+
+
 def samples_desc(cpus):
     """Slots of every sample, largest first."""
     return sorted((s for s, c in cpus for _ in range(c)), reverse=True)
@@ -763,7 +885,7 @@ def check(logpath):
     want_steps = ["fn-%s" % m for m in function_methods(series, arch) + ["default"]] + [
         "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
         "remove-pending", "read-while-removed", "concurrent",
-        "spellings", "wildcards", "ratelimit", "busy-cpu", "rmmod-with-traces", "done"]
+        "spellings", "wildcards", "matched", "ratelimit", "busy-cpu", "rmmod-with-traces", "done"]
     for s in want_steps:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -902,8 +1024,8 @@ def check(logpath):
                    "trace a/b: name has '/' or a byte other than printable ASCII",
                    "trace x: bits 6: must be 0..5",
                    "trace x: 'color' is not a keyword (bits, start, end, method, maxactive, "
-                   "key, keys, slowest, pid, tgid, comm, cpu; with offcpu: state, min, max, tasks)",
-                   "trace x: too many words (at most 35): 'y' and after",
+                   "key, keys, slowest, pid, tgid, comm, cpu, match, expire; with offcpu: state, min, max, tasks)",
+                   "trace x: too many words (at most 39): 'y' and after",
                    "trace x: no tracepoint __tracepoint_kst_nosuch in the kernel",
                    "fprobe unavailable for kst_target_notrace"]:
         r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)
@@ -1027,6 +1149,8 @@ def check(logpath):
     en = dict(re.findall(r"@@ENABLED (\w+) (\d+)", "\n".join(st)))
     r.check(en.get("before") is not None and en.get("before") == en.get("after"),
             "enabled_functions is what it was before the refused patterns", str(en))
+
+    check_matched(r, steps.get("matched", []), lines)
 
     st = steps["gone"]
     r.check("@@OK target unloaded" in st, "traced module unloads")

@@ -53,6 +53,16 @@
  *				hrtimer in kst_wake_timer() (hardirq)
  *	offcpu_sleep US N	the same as offcpu_thread, interruptible:
  *				kst_wait_sleep(), woken in kst_wake_sleep()
+ *	objs US N		N rounds of two sections matched on an
+ *				object: kst_obj_begin(A), kst_obj_begin(B),
+ *				spin US, kst_obj_end(A) in the task, then
+ *				kst_obj_end2(0, B) from a HARD hrtimer US
+ *				later (hardirq): A >= US, B >= 2 US
+ *	objbegin I		kst_obj_begin(object I), I in 0..7
+ *	objpair I		kst_obj_begin(object I), kst_obj_end(object I)
+ *	objend I		kst_obj_end(object I)
+ *	work N			N work items queued on system_wq, one at a
+ *				time, each waited for (flush_work())
  *	clear			forget the measurements below
  *
  * Every call (outermost call for recurse, begin..end for the sections)
@@ -78,6 +88,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -156,6 +167,64 @@ noinline void kst_section_begin(void)
 }
 
 noinline void kst_section_end(void)
+{
+	barrier();
+}
+
+/* Objects of sections matched on an argument ("match arg0"). */
+struct kst_obj {
+	unsigned long id;
+};
+
+static struct kst_obj kst_objs[8];
+
+noinline void kst_obj_begin(struct kst_obj *obj)
+{
+	barrier();
+}
+
+noinline void kst_obj_end(struct kst_obj *obj)
+{
+	barrier();
+}
+
+/* The object in second place: "match arg0,arg1". */
+noinline void kst_obj_end2(int unused, struct kst_obj *obj)
+{
+	barrier();
+}
+
+/* The objs timer: ends B in hardirq context. */
+static struct hrtimer kst_obj_timer;
+static atomic_t kst_obj_fired;
+
+static enum hrtimer_restart kst_obj_fn(struct hrtimer *timer)
+{
+	kst_obj_end2(0, &kst_objs[1]);
+	atomic_set(&kst_obj_fired, 1);
+	return HRTIMER_NORESTART;
+}
+
+static void kst_obj_round(unsigned int us)
+{
+	u64 t0 = kst_now();
+
+	atomic_set(&kst_obj_fired, 0);
+	kst_obj_begin(&kst_objs[0]);
+	kst_obj_begin(&kst_objs[1]);
+	kst_spin(us);
+	kst_obj_end(&kst_objs[0]);
+	kst_note(t0);
+	hrtimer_start(&kst_obj_timer, ns_to_ktime((u64)us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	while (!atomic_read(&kst_obj_fired))
+		cpu_relax();
+	kst_note(t0);
+}
+
+static struct work_struct kst_work;
+
+static void kst_work_fn(struct work_struct *work)
 {
 	barrier();
 }
@@ -612,6 +681,23 @@ static int kst_run(char *line)
 		   (!strcmp(cmd, "offcpu_thread") || !strcmp(cmd, "offcpu_timer") ||
 		    !strcmp(cmd, "offcpu_sleep"))) {
 		return kst_offcpu_run(cmd, a, b);
+	} else if (!strcmp(cmd, "objs") && n == 3) {
+		for (i = 0; i < b; i++)
+			kst_obj_round(a);
+	} else if (!strncmp(cmd, "obj", 3) && n == 2 && a < ARRAY_SIZE(kst_objs) &&
+		   (!strcmp(cmd, "objbegin") || !strcmp(cmd, "objpair") ||
+		    !strcmp(cmd, "objend"))) {
+		if (strcmp(cmd, "objend"))
+			kst_obj_begin(&kst_objs[a]);
+		if (strcmp(cmd, "objbegin"))
+			kst_obj_end(&kst_objs[a]);
+	} else if (!strcmp(cmd, "work") && n == 2) {
+		for (i = 0; i < a; i++) {
+			t0 = kst_now();
+			queue_work(system_wq, &kst_work);
+			flush_work(&kst_work);
+			kst_note(t0);
+		}
 	} else if (!strcmp(cmd, "bench_pair") && n == 2) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < a; i++) {
@@ -671,6 +757,9 @@ static int __init kst_init(void)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	hrtimer_setup(&kst_offcpu.timer, kst_offcpu_timer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_HARD);
+	hrtimer_setup(&kst_obj_timer, kst_obj_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_HARD);
+	INIT_WORK(&kst_work, kst_work_fn);
 	kst_file = debugfs_create_file("kstats_test_target", 0600, NULL, NULL,
 				       &kst_fops);
 	return PTR_ERR_OR_ZERO(kst_file);
@@ -681,6 +770,8 @@ static void __exit kst_exit(void)
 	debugfs_remove(kst_file);
 	hrtimer_cancel(&kst_irq_timer);
 	hrtimer_cancel(&kst_offcpu.timer);
+	hrtimer_cancel(&kst_obj_timer);
+	cancel_work_sync(&kst_work);
 }
 
 module_init(kst_init);

@@ -24,6 +24,11 @@ void kst_section_end(void);
 void kst_target_notrace(void);
 void kst_target_null(void);
 void kst_target_twin(void);
+/* Sections matched on an object (objs, objbegin, objpair, objend). */
+struct kst_obj;
+void kst_obj_begin(struct kst_obj *obj);
+void kst_obj_end(struct kst_obj *obj);
+void kst_obj_end2(int unused, struct kst_obj *obj);
 /* Off-CPU waits (offcpu_*): where the writer waits, where it is woken. */
 void kst_wait_thread(void);
 void kst_wait_timer(void);
