@@ -159,9 +159,11 @@ unsigned int notrace ks_starts_expire(struct ks_starts *st, const void *key,
 			continue;
 		/* Taken and put again meanwhile: a new start stays. */
 		if (READ_ONCE(s->ts) >= before) {
+			/* Republished as put does: its ts is unchanged. */
 			smp_store_release(&s->key, v);
 			continue;
 		}
+		/* As take does: the slot may be reused once ts was read. */
 		smp_store_release(&s->key, KS_KEY_TOMB);
 		dropped++;
 	}
