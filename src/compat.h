@@ -59,6 +59,15 @@
 #define ks_fprobe_set_maxactive(fp, n)	((void)(fp), (void)(n))
 #endif
 
+/* An fprobe handler's view of the arguments and the return value. */
+#if defined(KS_FPROBE_PT_REGS_RET_IP)
+#define ks_fprobe_arg(regs, n)	regs_get_kernel_argument(regs, n)
+#define ks_fprobe_ret(regs)	regs_return_value(regs)
+#elif defined(KS_FPROBE_FTRACE_REGS)
+#define ks_fprobe_arg(regs, n)	ftrace_regs_get_argument(regs, n)
+#define ks_fprobe_ret(regs)	ftrace_regs_get_return_value(regs)
+#endif
+
 #ifdef KS_FPROBE_REGS_ARG
 #define KS_HAVE_FPROBE		1
 #define KS_FPROBE_ENTRY(fn)						\

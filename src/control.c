@@ -22,21 +22,22 @@
 #include "traces.h"
 
 /* "trace NAME", the kind (offcpu) and a "keyword value" pair of each keyword. */
-#define KS_CONTROL_MAX_WORDS	(3 + 2 * ARRAY_SIZE(ks_keywords))
+#define KS_CONTROL_MAX_WORDS	(3 + 2 * ARRAY_SIZE(ks_keywords) + \
+				 2 * (KS_VALUE_FILTERS_MAX - 1))
 /* Two full-length symbol names and the other keywords fit. */
 #define KS_CONTROL_MAX_LEN	(2 * KSYM_NAME_LEN + 256)
 
 static const char * const ks_keywords[] = {
 	"bits", "start", "end", "method", "maxactive",
 	"key", "keys", "slowest", "pid", "tgid", "comm", "cpu",
-	"match", "expire",
+	"match", "expire", "if",
 	"state", "min", "max", "tasks",
 };
 
 enum ks_keyword {
 	KS_KW_BITS, KS_KW_START, KS_KW_END, KS_KW_METHOD, KS_KW_MAXACTIVE,
 	KS_KW_KEY, KS_KW_KEYS, KS_KW_SLOWEST, KS_KW_PID, KS_KW_TGID,
-	KS_KW_COMM, KS_KW_CPU, KS_KW_MATCH, KS_KW_EXPIRE,
+	KS_KW_COMM, KS_KW_CPU, KS_KW_MATCH, KS_KW_EXPIRE, KS_KW_IF,
 	/* offcpu only */
 	KS_KW_STATE, KS_KW_MIN, KS_KW_MAX, KS_KW_TASKS,
 };
@@ -91,6 +92,21 @@ static int ks_check_match(struct ks_trace_req *req, const char **why)
 	return 0;
 }
 
+/* What "if" may compare: a function's return, the start's arguments. */
+static int ks_check_values(struct ks_trace_req *req, bool tp_start,
+			   const char **why)
+{
+	if (req->offcpu.on)
+		return ks_why(req, why, "if: an off-CPU wait has no arguments to compare");
+	if (req->filter.on_ret && (req->end[0] || tp_start))
+		return ks_why(req, why,
+			      "if ret: a return value is a function's; trace a function (no end)");
+	if (req->filter.on_args && !KS_MATCH_SOUND)
+		return ks_why(req, why,
+			      "if argN: kstats reads arguments from registers only on x86-64 and arm64");
+	return 0;
+}
+
 /**
  * ks_check_trace() - checks between the keywords of a trace request
  * @req: a parsed request, its start and end resolved or not
@@ -122,6 +138,12 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 	if (req->end[0] && !strcmp(req->start, req->end))
 		return ks_why(req, why, "end %s is the same as start",
 			      req->end_word);
+	if (req->filter.n_values) {
+		int err = ks_check_values(req, tp_start, why);
+
+		if (err)
+			return err;
+	}
 	if (req->match.expire_ns && !req->match.on)
 		return ks_why(req, why,
 			      "expire bounds the age of a matched start: give match");
@@ -316,14 +338,116 @@ static int ks_parse_choice(struct ks_trace_req *req, const char *key,
 	return 0;
 }
 
-/* "argN": an argument's position, 0..KS_MATCH_ARG_MAX. */
+/* "argN": an argument's position, 0..KS_ARGS - 1; false for another word. */
+static bool ks_arg_index(const char *word, u8 *arg)
+{
+	return str_has_prefix(word, "arg") && isdigit(word[3]) &&
+	       !kstrtou8(word + 3, 10, arg) && *arg < KS_ARGS;
+}
+
 static int ks_parse_arg(struct ks_trace_req *req, const char *word, u8 *arg,
 			const char **why)
 {
-	if (!str_has_prefix(word, "arg") || !isdigit(word[3]) ||
-	    kstrtou8(word + 3, 10, arg) || *arg > KS_MATCH_ARG_MAX)
+	if (!ks_arg_index(word, arg))
 		return ks_why(req, why, "match %s: an argument is arg0..arg%d",
-			      word, KS_MATCH_ARG_MAX);
+			      word, KS_ARGS - 1);
+	return 0;
+}
+
+/* The comparisons of "if", longest first where one begins another. */
+static const struct {
+	const char *text;
+	enum ks_value_op op;
+} ks_value_ops[] = {
+	{ "==", KS_VOP_EQ }, { "!=", KS_VOP_NE }, { "<=", KS_VOP_LE },
+	{ ">=", KS_VOP_GE }, { "<", KS_VOP_LT }, { ">", KS_VOP_GT },
+	{ "&", KS_VOP_MASK },
+};
+
+/* ":s32", ":u8" ...: the width and signedness an operand is read with. */
+static bool ks_parse_value_type(const char *type, struct ks_value_filter *vf)
+{
+	if (*type != 's' && *type != 'u')
+		return false;
+	vf->is_signed = *type == 's';
+	if (kstrtou8(type + 1, 10, &vf->bits))
+		return false;
+	return vf->bits == 8 || vf->bits == 16 || vf->bits == 32 || vf->bits == 64;
+}
+
+/* The constant of @vf, read as a value of its type. */
+static bool ks_parse_value_constant(const char *text, struct ks_value_filter *vf)
+{
+	u64 top = vf->bits == 64 ? U64_MAX : BIT_ULL(vf->bits) - 1;
+
+	if (vf->is_signed && vf->op != KS_VOP_MASK) {
+		s64 c;
+
+		if (kstrtos64(text, 0, &c) ||
+		    (vf->bits < 64 && (c < -(s64)BIT_ULL(vf->bits - 1) ||
+				       c >= (s64)BIT_ULL(vf->bits - 1))))
+			return false;
+		vf->constant = c;
+		return true;
+	}
+	return !kstrtou64(text, 0, &vf->constant) && vf->constant <= top;
+}
+
+/*
+ * "if OPERAND[:TYPE]OP NUMBER": OPERAND argN or ret; TYPE s8..s64 or
+ * u8..u64, by default u64 for an argument and s64 for ret (so "ret<0"
+ * and "arg2>=65536" read as meant); OP == != < <= > >= or & (a mask).
+ */
+static int ks_parse_if(struct ks_trace_req *req, const char *val, const char **why)
+{
+	struct ks_filter *f = &req->filter;
+	struct ks_value_filter *vf = &f->value[f->n_values];
+	size_t len = strcspn(val, "=!<>&");
+	char operand[16], *type;
+	const char *rest = NULL;
+	unsigned int i;
+
+	if (f->n_values == KS_VALUE_FILTERS_MAX)
+		return ks_why(req, why, "if %s: at most %d if words", val,
+			      KS_VALUE_FILTERS_MAX);
+	if (!len || !val[len] || len >= sizeof(operand) ||
+	    strlen(val) >= sizeof(vf->word))
+		return ks_why(req, why,
+			      "if %s: expected argN or ret, a comparison (== != < <= > >= &) and a number, as in ret<0",
+			      val);
+	memcpy(operand, val, len);
+	operand[len] = '\0';
+	type = strchr(operand, ':');
+	if (type)
+		*type++ = '\0';
+	if (!strcmp(operand, "ret")) {
+		vf->arg = KS_VALUE_RET;
+		vf->is_signed = true;
+	} else if (!ks_arg_index(operand, &vf->arg)) {
+		return ks_why(req, why, "if %s: '%s' is neither ret nor arg0..arg%d",
+			      val, operand, KS_ARGS - 1);
+	}
+	vf->bits = 64;
+	if (type && !ks_parse_value_type(type, vf))
+		return ks_why(req, why, "if %s: type '%s' is none of s8 s16 s32 s64 u8 u16 u32 u64",
+			      val, type);
+	for (i = 0; i < ARRAY_SIZE(ks_value_ops); i++) {
+		if (str_has_prefix(val + len, ks_value_ops[i].text)) {
+			vf->op = ks_value_ops[i].op;
+			rest = val + len + strlen(ks_value_ops[i].text);
+			break;
+		}
+	}
+	if (!rest || !ks_parse_value_constant(rest, vf))
+		return ks_why(req, why,
+			      "if %s: expected a comparison (== != < <= > >= &) and a number that fits %s%u",
+			      val, vf->is_signed ? "s" : "u", vf->bits);
+	strscpy(vf->word, val, sizeof(vf->word));
+	if (vf->arg == KS_VALUE_RET)
+		f->on_ret = true;
+	else
+		f->on_args = true;
+	f->n_values++;
 	return 0;
 }
 
@@ -354,9 +478,9 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	k = match_string(ks_keywords, ARRAY_SIZE(ks_keywords), key);
 	if (k < 0)
 		return ks_why(req, why,
-			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu, match, expire; with offcpu: state, min, max, tasks)",
+			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu, match, expire, if; with offcpu: state, min, max, tasks)",
 			      key);
-	if (*seen & BIT(k))
+	if ((*seen & BIT(k)) && k != KS_KW_IF)
 		return ks_why(req, why, "keyword %s given twice", key);
 	*seen |= BIT(k);
 	if (k >= KS_KW_STATE && !req->offcpu.on)
@@ -425,6 +549,8 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 		return 0;
 	case KS_KW_MATCH:
 		return ks_parse_match(req, val, why);
+	case KS_KW_IF:
+		return ks_parse_if(req, val, why);
 	case KS_KW_EXPIRE:
 		if (kstrtou64(val, 10, &req->match.expire_ns) ||
 		    !req->match.expire_ns)

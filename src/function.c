@@ -115,6 +115,9 @@ static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 	struct ks_trace *t = container_of(rp, struct ks_krp, rp)->t;
 
 	/* Non-zero: no return probe for this call. */
+	if (unlikely(t->req.filter.on_args) &&
+	    !ks_filter_regs(&t->req.filter, regs))
+		return 1;
 	return !ks_call_begin(t, (struct ks_call *)ri->data,
 			      (unsigned long)rp->kp.addr,
 			      ks_entry_return_address(regs));
@@ -123,8 +126,13 @@ static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 static int notrace ks_krp_return(struct kretprobe_instance *ri,
 				 struct pt_regs *regs)
 {
-	ks_call_end(container_of(get_kretprobe(ri), struct ks_krp, rp)->t,
-		    (struct ks_call *)ri->data);
+	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_krp, rp)->t;
+
+	/* Filtered out by its return value: neither a sample nor a miss. */
+	if (unlikely(t->req.filter.on_ret) &&
+	    !ks_filter_ret(&t->req.filter, regs_return_value(regs)))
+		return 0;
+	ks_call_end(t, (struct ks_call *)ri->data);
 	return 0;
 }
 
@@ -133,18 +141,38 @@ NOKPROBE_SYMBOL(ks_krp_entry);
 NOKPROBE_SYMBOL(ks_krp_return);
 
 #if KS_HAVE_FPROBE
+/* As ks_filter_regs(), with fprobe's view of the registers. */
+static __always_inline bool ks_fp_filter_args(const struct ks_filter *f,
+					      KS_FPROBE_REGS_ARG)
+{
+	unsigned long arg[KS_ARGS];
+	unsigned int i;
+
+	for (i = 0; i < KS_ARGS; i++)
+		arg[i] = ks_fprobe_arg(regs, i);
+	return ks_filter_args(f, arg);
+}
+
 static KS_FPROBE_ENTRY(ks_fp_entry)
 {
-	struct ks_function *f = container_of(fp, struct ks_function, fp);
+	struct ks_trace *t = ks_trace_of(container_of(fp, struct ks_function, fp));
 
-	return ks_call_begin(ks_trace_of(f), entry_data, entry_ip, ret_ip) ?
+	if (unlikely(t->req.filter.on_args) &&
+	    !ks_fp_filter_args(&t->req.filter, regs))
+		return KS_FPROBE_ENTRY_SKIP;
+	return ks_call_begin(t, entry_data, entry_ip, ret_ip) ?
 	       KS_FPROBE_ENTRY_OK : KS_FPROBE_ENTRY_SKIP;
 }
 
 static KS_FPROBE_EXIT(ks_fp_exit)
 {
-	ks_call_end(ks_trace_of(container_of(fp, struct ks_function, fp)),
-		    entry_data);
+	struct ks_trace *t = ks_trace_of(container_of(fp, struct ks_function, fp));
+
+	/* Filtered out by its return value: neither a sample nor a miss. */
+	if (unlikely(t->req.filter.on_ret) &&
+	    !ks_filter_ret(&t->req.filter, ks_fprobe_ret(regs)))
+		return;
+	ks_call_end(t, entry_data);
 }
 
 NOKPROBE_SYMBOL(ks_fp_entry);
@@ -153,7 +181,15 @@ NOKPROBE_SYMBOL(ks_fp_exit);
 
 static int ks_function_resolve(struct ks_trace *t)
 {
-	int err = ks_funcs_resolve(t->req.name, t->req.start, &t->funcs);
+	int err;
+
+	/* Before a pattern is matched, which takes a while. */
+	if (!KS_HAVE_FPROBE && t->req.method == KS_METHOD_FPROBE) {
+		ks_err_ratelimited("trace %s: fprobe unavailable for %s: %s\n",
+				   t->req.name, t->req.start, KS_FPROBE_MISSING);
+		return -EOPNOTSUPP;
+	}
+	err = ks_funcs_resolve(t->req.name, t->req.start, &t->funcs);
 
 	t->addr = t->funcs.addrs ? t->funcs.addrs[0] : 0;
 	return err;
@@ -263,8 +299,9 @@ static int ks_fprobe_attach(struct ks_trace *t)
 	if (!err)
 		return 0;
 	if (t->funcs.pattern) {
-		ks_err_ratelimited("trace %s: fprobe on the %u functions %s matches failed (%d)%s\n",
-				   t->req.name, t->funcs.n, t->funcs.pattern, err,
+		ks_err_ratelimited("trace %s: fprobe on the %u function%s %s matches failed (%d)%s\n",
+				   t->req.name, t->funcs.n, t->funcs.n == 1 ? "" : "s",
+				   t->funcs.pattern, err,
 				   err == -EINVAL || err == -ENOENT ?
 				   ": has a module of theirs gone away?" : "");
 		return err;

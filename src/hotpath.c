@@ -218,8 +218,8 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 	if (ks_starts_take(t->starts, ks_section_key(task, level), &start, &stack))
 		ks_record_span(t, task, start, now, stack,
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
-	/* With a cpu filter, a missing start may be one it left out. */
-	else if (!(t->req.filter.has & KS_FILTER_CPU))
+	/* With a cpu or if filter, a missing start may be one it left out. */
+	else if (!(t->req.filter.has & KS_FILTER_CPU) && !t->req.filter.on_args)
 		atomic_long_inc(&t->no_start);
 	ks_gap_end(t, now);
 	ks_leave(busy);

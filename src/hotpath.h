@@ -10,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/percpu.h>
+#include <linux/ptrace.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 
@@ -62,6 +63,21 @@ static __always_inline void ks_lost(struct ks_trace *t, atomic_long_t *cause)
 {
 	if (READ_ONCE(t->dur->active))
 		atomic_long_inc(cause);
+}
+
+/*
+ * Whether a trace's "if" words on arguments admit those of a function
+ * stopped at its entry (a kprobe there). Callers test on_args first.
+ */
+static __always_inline bool ks_filter_regs(const struct ks_filter *f,
+					   struct pt_regs *regs)
+{
+	unsigned long arg[KS_ARGS];
+	unsigned int i;
+
+	for (i = 0; i < KS_ARGS; i++)
+		arg[i] = regs_get_kernel_argument(regs, i);
+	return ks_filter_args(f, arg);
 }
 
 /* The clock of every sample: NMI-safe, monotonic. */

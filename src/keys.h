@@ -8,6 +8,7 @@
 #ifndef _KSTATS_KEYS_H
 #define _KSTATS_KEYS_H
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/irqflags.h>
 #include <linux/preempt.h>
@@ -53,14 +54,98 @@ struct ks_key_spec {
 #define KS_FILTER_COMM	BIT(2)
 #define KS_FILTER_CPU	BIT(3)
 
-/* "pid P tgid P comm C cpu N": what a trace records, ANDed. */
+/* Arguments a handler can read, arg0..arg4 (compat.h: KS_MATCH_SOUND). */
+#define KS_ARGS			5
+/* "if" words of one trace. */
+#define KS_VALUE_FILTERS_MAX	4
+/* The operand of an "if" that is the return value, not an argument. */
+#define KS_VALUE_RET		0xff
+
+enum ks_value_op {
+	KS_VOP_EQ, KS_VOP_NE, KS_VOP_LT, KS_VOP_LE, KS_VOP_GT, KS_VOP_GE,
+	KS_VOP_MASK,		/* "&": any bit of the constant set */
+};
+
+/* "if argN OP V" or "if ret OP V": a value against a constant. */
+struct ks_value_filter {
+	u8 arg;			/* 0..KS_ARGS - 1, or KS_VALUE_RET */
+	u8 op;			/* enum ks_value_op */
+	u8 bits;		/* the value's width: 8, 16, 32 or 64 */
+	bool is_signed;
+	u64 constant;		/* as a value of that width, sign-extended */
+	char word[40];		/* as written, for the listing */
+};
+
+/* "pid P tgid P comm C cpu N if ...": what a trace records, ANDed. */
 struct ks_filter {
 	u8 has;			/* KS_FILTER_* given */
+	u8 n_values;		/* value[0..n_values - 1] */
+	bool on_args;		/* some value[] is an argument */
+	bool on_ret;		/* some value[] is the return value */
 	pid_t pid;
 	pid_t tgid;
 	unsigned int cpu;
 	char comm[TASK_COMM_LEN];
+	struct ks_value_filter value[KS_VALUE_FILTERS_MAX];
 };
+
+/* Whether @vf admits the register value @raw. */
+static __always_inline bool ks_value_admits(const struct ks_value_filter *vf,
+					    u64 raw)
+{
+	u64 v = vf->bits == 64 ? raw : raw & GENMASK_ULL(vf->bits - 1, 0);
+	int cmp;
+
+	if (vf->op == KS_VOP_MASK)
+		return v & vf->constant;
+	if (vf->is_signed) {
+		s64 sv = vf->bits == 64 ? (s64)v : sign_extend64(v, vf->bits - 1);
+
+		cmp = (sv > (s64)vf->constant) - (sv < (s64)vf->constant);
+	} else {
+		cmp = (v > vf->constant) - (v < vf->constant);
+	}
+	switch (vf->op) {
+	case KS_VOP_EQ:
+		return !cmp;
+	case KS_VOP_NE:
+		return cmp;
+	case KS_VOP_LT:
+		return cmp < 0;
+	case KS_VOP_LE:
+		return cmp <= 0;
+	case KS_VOP_GT:
+		return cmp > 0;
+	default:
+		return cmp >= 0;
+	}
+}
+
+/* Whether the filters on arguments admit @arg[0..KS_ARGS - 1]. */
+static __always_inline bool ks_filter_args(const struct ks_filter *f,
+					   const unsigned long *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_values; i++)
+		if (f->value[i].arg != KS_VALUE_RET &&
+		    !ks_value_admits(&f->value[i], arg[f->value[i].arg]))
+			return false;
+	return true;
+}
+
+/* Whether the filters on the return value admit @ret. */
+static __always_inline bool ks_filter_ret(const struct ks_filter *f,
+					  unsigned long ret)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_values; i++)
+		if (f->value[i].arg == KS_VALUE_RET &&
+		    !ks_value_admits(&f->value[i], ret))
+			return false;
+	return true;
+}
 
 /* Whether the task filters admit @p. */
 static __always_inline bool ks_filter_task(const struct ks_filter *f,

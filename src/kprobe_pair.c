@@ -23,8 +23,12 @@ static struct ks_kprobe_pair *ks_kprobe_pair(const struct ks_trace *t)
 static int notrace ks_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ks_kprobe_pair *pair = container_of(p, struct ks_kprobe_pair, start);
+	struct ks_trace *t = ks_trace_of(pair);
 
-	ks_section_start(ks_trace_of(pair), current, ks_kprobe_level(p),
+	if (unlikely(t->req.filter.on_args) &&
+	    !ks_filter_regs(&t->req.filter, regs))
+		return 0;
+	ks_section_start(t, current, ks_kprobe_level(p),
 			 ks_entry_return_address(regs));
 	return 0;
 }

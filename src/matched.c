@@ -107,7 +107,7 @@ static void notrace ks_matched_end(struct ks_trace *t, unsigned long value,
 	now = ks_now();
 	if (!ks_starts_take(t->starts, ks_match_key(value), &start, &stack)) {
 		/* With a filter, a missing start may be one it left out. */
-		if (!t->req.filter.has)
+		if (!t->req.filter.has && !t->req.filter.n_values)
 			atomic_long_inc(&t->no_start);
 	} else if (now > start && now - start > t->req.match.expire_ns) {
 		ks_lost(t, &t->expired);
@@ -124,6 +124,9 @@ static int notrace ks_mkp_start(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ks_trace *t = ks_trace_of(container_of(p, struct ks_matched, kp[0]));
 
+	if (unlikely(t->req.filter.on_args) &&
+	    !ks_filter_regs(&t->req.filter, regs))
+		return 0;
 	ks_matched_start(t, regs_get_kernel_argument(regs, t->req.match.start_arg),
 			 ks_entry_return_address(regs));
 	return 0;
@@ -198,9 +201,12 @@ static void notrace ks_mtp_start(void *data, unsigned long a0,
 				 unsigned long a1, unsigned long a2,
 				 unsigned long a3, unsigned long a4)
 {
-	const unsigned long arg[KS_MATCH_ARG_MAX + 1] = { a0, a1, a2, a3, a4 };
+	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
 	struct ks_trace *t = data;
 
+	if (unlikely(t->req.filter.on_args) &&
+	    !ks_filter_args(&t->req.filter, arg))
+		return;
 	preempt_disable_notrace();
 	ks_matched_start(t, arg[t->req.match.start_arg], 0);
 	preempt_enable_notrace();
@@ -210,7 +216,7 @@ static void notrace ks_mtp_end(void *data, unsigned long a0,
 			       unsigned long a1, unsigned long a2,
 			       unsigned long a3, unsigned long a4)
 {
-	const unsigned long arg[KS_MATCH_ARG_MAX + 1] = { a0, a1, a2, a3, a4 };
+	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
 	struct ks_trace *t = data;
 
 	preempt_disable_notrace();

@@ -429,6 +429,13 @@ int ks_pattern_check(const char *trace, const char *spec)
 		return -EINVAL;
 	}
 	bad = ks_pattern_valid(spec);
+	/* "[]" or "[!]": ks_pattern_valid() stops at the ']' of an empty set. */
+	if (bad && *bad == ']' && bad > spec &&
+	    (bad[-1] == '[' || (bad - 1 > spec && bad[-2] == '['))) {
+		ks_err_ratelimited("trace %s: %s: an empty [] matches nothing\n",
+				   trace, spec);
+		return -EINVAL;
+	}
 	if (bad && *bad) {
 		ks_err_ratelimited("trace %s: %s: '%c' is not part of a pattern (names, *, ? and [...]; ftrace's !, indexes, mod: and commands are not taken)\n",
 				   trace, spec, *bad);
@@ -449,7 +456,7 @@ static int ks_funcs_alloc(struct ks_funcs *f, unsigned int n)
 	return f->names && f->addrs ? 0 : -ENOMEM;
 }
 
-/* A pattern's matches, found in arrays of KS_FUNCS_MAX, kept in n. */
+/* A pattern's matches, found in arrays of KS_PATTERN_NAMES_MAX, kept in n. */
 static int ks_funcs_fit(struct ks_funcs *f)
 {
 	struct ks_funcs fit = { .n = f->n };
@@ -476,7 +483,7 @@ static int ks_funcs_pattern(const char *trace, const char *spec,
 
 	if (err)
 		return err;
-	err = ks_funcs_alloc(f, KS_FUNCS_MAX);
+	err = ks_funcs_alloc(f, KS_PATTERN_NAMES_MAX);
 	if (!err)
 		err = ks_pattern_expand(trace, spec, f);
 	if (!err)

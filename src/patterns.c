@@ -156,7 +156,7 @@ static void ks_scan_line(struct ks_scan *s, char *line)
 		if (f->addrs[i] == addr)
 			return;
 	s->found++;
-	if (f->n == KS_FUNCS_MAX || s->err)
+	if (f->n == KS_PATTERN_NAMES_MAX || s->err)
 		return;
 	/* kprobes' spelling: MODULE:FUNCTION */
 	f->names[f->n] = mod ? kasprintf(GFP_KERNEL, "%s:%s", mod, name) :
@@ -339,7 +339,8 @@ static void ks_pattern_drop_init(struct ks_scan *s)
  * every method: fprobe attaches to them all, or a kretprobe to each.
  *
  * Context: process context; may sleep.
- * Return: 0; -ENOENT for none; -E2BIG for more than KS_FUNCS_MAX;
+ * Return: 0; -ENOENT for none; -E2BIG for more than KS_FUNCS_MAX (or
+ * KS_PATTERN_NAMES_MAX names before they are sifted);
  * -EPERM when /proc/kallsyms hides addresses; -EOPNOTSUPP when it cannot
  * be read; -ENOMEM. Each with a dmesg line.
  */
@@ -356,8 +357,8 @@ int ks_pattern_expand(const char *trace, const char *pattern,
 				   trace, pattern, KS_KALLSYMS);
 		return -EPERM;
 	}
-	if (s.found > KS_FUNCS_MAX) {
-		ks_err_ratelimited("trace %s: %s matches %u functions, more than %d\n",
+	if (s.found > KS_PATTERN_NAMES_MAX) {
+		ks_err_ratelimited("trace %s: %s matches %u names, more than %d functions\n",
 				   trace, pattern, s.found, KS_FUNCS_MAX);
 		return -E2BIG;
 	}
@@ -366,6 +367,11 @@ int ks_pattern_expand(const char *trace, const char *pattern,
 		err = ks_pattern_sites(f);
 		if (err)
 			return err;
+	}
+	if (f->n > KS_FUNCS_MAX) {
+		ks_err_ratelimited("trace %s: %s matches %u functions, more than %d\n",
+				   trace, pattern, f->n, KS_FUNCS_MAX);
+		return -E2BIG;
 	}
 	if (!f->n) {
 		ks_err_ratelimited("trace %s: %s matches no function %s\n", trace,

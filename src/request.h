@@ -92,7 +92,7 @@ struct ks_offcpu_req {
  * of each (an object: a request, a lock, a work item), not on the task.
  * Arguments 0..KS_MATCH_ARG_MAX, in registers (see matched.c).
  */
-#define KS_MATCH_ARG_MAX	4
+#define KS_MATCH_ARG_MAX	(KS_ARGS - 1)
 /* "expire NS": a matched start older than this is dropped and counted. */
 #define KS_EXPIRE_DEFAULT_NS	(10ULL * NSEC_PER_SEC)
 
@@ -125,7 +125,7 @@ struct ks_trace_req {
 	struct ks_offcpu_req offcpu;	/* the offcpu word and its keywords */
 	struct ks_match_req match;	/* match and expire */
 	bool resolved;			/* by ks_resolve_points() */
-	char why[160];			/* the parser's reason for a refusal */
+	char why[256];			/* the parser's reason for a refusal */
 };
 
 /* @dst = "__tracepoint_EVENT"; false if that is KSYM_NAME_LEN or longer. */

@@ -175,6 +175,11 @@ static int ks_runq_resolve(struct ks_trace *t)
 {
 	struct ks_runq *rq = ks_runq(t);
 
+	if (t->req.filter.n_values) {
+		ks_err_ratelimited("trace %s: if: a run-queue wait is the scheduler's; it has no arguments to compare\n",
+				   t->req.name);
+		return -EINVAL;
+	}
 	return ks_tp_pair_resolve(t, &rq->probe[0].tp, &rq->probe[2].tp);
 }
 

@@ -28,10 +28,19 @@ struct ks_tracepoint_pair {
 	struct ks_tp_probe probe[2];
 };
 
-static void notrace ks_tp_start(void *data)
+/* With the tracepoint's first arguments, for "if argN" (see matched.c). */
+static void notrace ks_tp_start(void *data, unsigned long a0,
+				unsigned long a1, unsigned long a2,
+				unsigned long a3, unsigned long a4)
 {
+	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
+	struct ks_trace *t = data;
+
+	if (unlikely(t->req.filter.on_args) &&
+	    !ks_filter_args(&t->req.filter, arg))
+		return;
 	preempt_disable_notrace();
-	ks_section_start(data, current, interrupt_context_level(), 0);
+	ks_section_start(t, current, interrupt_context_level(), 0);
 	preempt_enable_notrace();
 }
 

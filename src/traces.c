@@ -311,6 +311,16 @@ int ks_trace_add(const struct ks_trace_req *req)
 		ks_trace_free(t);
 		return -EINVAL;
 	}
+	/* A taken name first: resolving a pattern takes a while, and says things. */
+	mutex_lock(&ks_trace_lock);
+	err = ks_trace_find(req->name) ? -EEXIST : 0;
+	mutex_unlock(&ks_trace_lock);
+	if (err) {
+		ks_err_ratelimited("trace %s: a trace of that name exists (remove %s first)\n",
+				   req->name, req->name);
+		ks_trace_free(t);
+		return err;
+	}
 	/*
 	 * Refuse unknown or unprobeable symbols before any node appears;
 	 * without ks_trace_lock, which the module notifier needs: resolving
@@ -428,6 +438,7 @@ void ks_trace_list(struct seq_file *m)
 	mutex_lock(&ks_trace_lock);
 	list_for_each_entry(t, &ks_traces, list) {
 		const struct ks_filter *f = &t->req.filter;
+		unsigned int i;
 		char key[96];
 
 		ks_key_spec_print(key, sizeof(key), &t->req.keys);
@@ -452,6 +463,8 @@ void ks_trace_list(struct seq_file *m)
 		}
 		if (f->has & KS_FILTER_CPU)
 			seq_printf(m, " cpu %u", f->cpu);
+		for (i = 0; i < f->n_values; i++)
+			seq_printf(m, " if %s", f->value[i].word);
 		if (t->ops->list)
 			t->ops->list(m, t);
 		seq_printf(m, "%s\n", t->gone ? " gone" : "");

@@ -75,7 +75,7 @@ def REFUSALS(arch):
     ("missing value", "trace x start kst_target_delay bits", "Invalid argument"),
     ("unknown keyword", "trace x start kst_target_delay color red", "Invalid argument"),
     ("keyword twice", "trace x start kst_target_delay bits 2 bits 3", "Invalid argument"),
-    ("too many words", "trace x" + " bits 1" * 18 + " q y z", "Invalid argument"),
+    ("too many words", "trace x" + " bits 1" * 22 + " q y z", "Invalid argument"),
     ("unknown command", "frob x", "Invalid argument"),
     ("command alone", "trace", "Invalid argument"),
     ("remove with extra words", "remove dup now", "Invalid argument"),
@@ -350,6 +350,30 @@ tgt "work 25"
 meas wq
 show wq
 ctl "remove wq"
+# Values: kst_ret_long(i, 1000 i) fails with -EAGAIN for i % 4 == 0 and
+# -ENOENT for i % 4 == 1; kst_ret_int(i) alike, as an int.
+ctl "trace v1 start kst_ret_long if ret<0"
+ctl "trace v2 start kst_ret_long if ret==-11"
+ctl "trace v3 start kst_ret_long if arg1>=50000 if ret>0"
+ctl "trace v4 start kst_ret_long if arg0&3"
+ctl "trace v5 start kst_ret_int if ret:s32<0"
+ctl "trace v6 start kst_ret_long method kretprobe if ret<0 if arg0<40"
+ctl "trace v7 start kst_ret_int if ret:u8==254"
+ctl "trace v8 start kst_ret_long end kst_ret_int if arg1<10000"
+ctl "trace v9 start kst_obj_begin end kst_obj_end match arg0 if arg0==0"
+listing values
+tgt "ret 100"
+tgt "objpair 3"
+for n in v1 v2 v3 v4 v5 v6 v7 v8 v9; do show $n; ctl "remove $n"; done
+ctl "trace vx start kst_ret_long end kst_ret_int if ret<0"
+ctl "trace vx start kst_ret_long if arg5>1"
+ctl "trace vx start kst_ret_long if size>1"
+ctl "trace vx start kst_ret_long if ret:s7<0"
+ctl "trace vx start kst_ret_long if ret<<0"
+ctl "trace vx start kst_ret_long if ret:s8<200"
+ctl "trace vx start kst_ret_long if ret<0 if ret<1 if ret<2 if ret<3 if ret<4"
+ctl "trace vx offcpu if arg0>1"
+ctl "trace vx start sched:sched_wakeup end sched:sched_switch if arg0>1"
 # Refusals.
 ctl "trace mx start kst_obj_begin match arg0"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg5"
@@ -469,6 +493,8 @@ ctl "trace w9 start *"
 ctl "trace w10 start kst_target:kst_*"
 ctl "trace w11 start 1*"
 ctl "trace w12 start kst_[ab"
+ctl "trace w18 start kst_[!]*"
+ctl "trace w1 start kst_*"
 ctl "trace w16 start * method kretprobe"
 echo "@@ENABLED after $(wc -l < /sys/kernel/debug/tracing/enabled_functions)"
 listing wildcards
@@ -758,6 +784,46 @@ def check_matched(r, st, lines):
         r.check(c.get(cmd, ("?", ""))[1] == errno and
                 any(("kstats: trace mx: " + text) in l for l in lines),
                 "%s -> %s, dmesg: %s" % (cmd.split(" ", 3)[3], errno, text), str(c.get(cmd)))
+    # "if": exact counts of 100 calls (i = 0..99).
+    lv = " ".join(ls.get("values", []))
+    r.check(" if ret<0 " in lv + " " and " if arg1>=50000 if ret>0" in lv and
+            " if ret:s32<0" in lv, "if: the listing shows each if word as written", lv)
+    want = {
+        "v1": (sum(1 for i in range(100) if i % 4 < 2), "ret<0: the failures"),
+        "v2": (sum(1 for i in range(100) if i % 4 == 0), "ret==-11: -EAGAIN only"),
+        "v3": (sum(1 for i in range(100) if i >= 50 and i % 4 >= 2),
+               "arg1>=50000 and ret>0: both, ANDed"),
+        "v4": (sum(1 for i in range(100) if i & 3), "arg0&3: a mask test"),
+        "v5": (sum(1 for i in range(100) if i % 4 < 2), "ret:s32<0 on an int function"),
+        "v6": (sum(1 for i in range(40) if i % 4 < 2), "ret<0 and arg0<40, by kretprobe"),
+        "v7": (sum(1 for i in range(100) if i % 4 == 1), "ret:u8==254: -ENOENT's low byte"),
+        "v8": (10, "a kprobe pair's start filtered on arg1<10000"),
+        "v9": (0, "a matched pair filtered out by arg0==0: nothing"),
+    }
+    for name, (n, what) in want.items():
+        got = total(nd[name][0][0]) if name in nd else None
+        r.check(got == n and hdr(name, "missed") == 0 and hdr(name, "no_start") == 0,
+                "if %s: %d samples, nothing missed, no no_start" % (what, n),
+                "%s %s" % (got, nd.get(name, [(0, [])])[0][1]))
+    for cmd, text in (
+            ("trace vx start kst_ret_long end kst_ret_int if ret<0",
+             "if ret: a return value is a function's; trace a function (no end)"),
+            ("trace vx start kst_ret_long if arg5>1", "if arg5>1: 'arg5' is neither ret nor arg0..arg4"),
+            ("trace vx start kst_ret_long if size>1", "if size>1: 'size' is neither ret nor arg0..arg4"),
+            ("trace vx start kst_ret_long if ret:s7<0",
+             "if ret:s7<0: type 's7' is none of s8 s16 s32 s64 u8 u16 u32 u64"),
+            ("trace vx start kst_ret_long if ret<<0",
+             "if ret<<0: expected a comparison (== != < <= > >= &) and a number that fits s64"),
+            ("trace vx start kst_ret_long if ret:s8<200",
+             "if ret:s8<200: expected a comparison (== != < <= > >= &) and a number that fits s8"),
+            ("trace vx start kst_ret_long if ret<0 if ret<1 if ret<2 if ret<3 if ret<4",
+             "if ret<4: at most 4 if words"),
+            ("trace vx offcpu if arg0>1", "if: an off-CPU wait has no arguments to compare"),
+            ("trace vx start sched:sched_wakeup end sched:sched_switch if arg0>1",
+             "if: a run-queue wait is the scheduler's; it has no arguments to compare")):
+        r.check(c.get(cmd, ("?", ""))[1] == "Invalid argument" and
+                any(("kstats: trace vx: " + text) in l for l in lines),
+                "%s -> EINVAL, dmesg: %s" % (cmd.split(" ", 3)[3], text), str(c.get(cmd)))
     r.check(ls.get("matched-after") == [], "nothing left after the matched traces and refusals",
             str(ls.get("matched-after")))
 
@@ -1024,8 +1090,8 @@ def check(logpath):
                    "trace a/b: name has '/' or a byte other than printable ASCII",
                    "trace x: bits 6: must be 0..5",
                    "trace x: 'color' is not a keyword (bits, start, end, method, maxactive, "
-                   "key, keys, slowest, pid, tgid, comm, cpu, match, expire; with offcpu: state, min, max, tasks)",
-                   "trace x: too many words (at most 39): 'y' and after",
+                   "key, keys, slowest, pid, tgid, comm, cpu, match, expire, if; with offcpu: state, min, max, tasks)",
+                   "trace x: too many words (at most 47): 'y' and after",
                    "trace x: no tracepoint __tracepoint_kst_nosuch in the kernel",
                    "fprobe unavailable for kst_target_notrace"]:
         r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)
@@ -1086,6 +1152,11 @@ def check(logpath):
         r.check(total(nd.get(n, [([], [])])[0][0]) == want_calls,
                 "pattern by %s: every matched function's calls in one histogram (%s)"
                 % (meth, "3 + 7 + 8" if sites else "3 + 5 + 7 + 8"), str(nd.get(n)))
+    r.check(c.get("trace w1 start kst_*", ("?", ""))[1] == "File exists" and
+            any(l.endswith("kstats: trace w1: a trace of that name exists (remove w1 first)")
+                for l in lines),
+            "a taken name with a pattern -> EEXIST, before the pattern is matched",
+            str(c.get("trace w1 start kst_*")))
     r.check(c.get("trace w4 start kst_nomatch_*", ("?", ""))[1] == "No such file or directory",
             "a pattern matching nothing -> ENOENT")
     r.check(any(l.endswith("kstats: trace w4: kst_nomatch_* matches no function %s"
@@ -1133,13 +1204,14 @@ def check(logpath):
             ("w8", "!kst_target_*", "Invalid argument", "'!' is not part of a pattern"),
             ("w10", "kst_target:kst_*", "Invalid argument", "':' is not part of a pattern"),
             ("w11", "1*", "Invalid argument", "'1' is not part of a pattern"),
-            ("w12", "kst_[ab", "Invalid argument", "a [ without its ]")):
+            ("w12", "kst_[ab", "Invalid argument", "a [ without its ]"),
+            ("w18", "kst_[!]*", "Invalid argument", "an empty [] matches nothing")):
         cmd = "trace %s start %s" % (n, word)
         r.check(c.get(cmd, ("?", ""))[1] == errno and
                 any(("kstats: trace %s: %s: %s" % (n, word, text)) in l for l in lines),
                 "%s -> %s, dmesg: %s" % (word, errno, text), str(c.get(cmd)))
     for n, word in (("w9", "*"), ("w16", "* method kretprobe")):
-        big = [re.search(r"kstats: trace %s: \* matches (\d+) functions, more than 4096$" % n, l)
+        big = [re.search(r"kstats: trace %s: \* matches (\d+) names, more than 4096 functions$" % n, l)
                for l in lines]
         big = [int(m.group(1)) for m in big if m]
         r.check(c.get("trace %s start %s" % (n, word), ("?", ""))[1] == "Argument list too long" and

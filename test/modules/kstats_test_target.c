@@ -61,6 +61,11 @@
  *	objbegin I		kst_obj_begin(object I), I in 0..7
  *	objpair I		kst_obj_begin(object I), kst_obj_end(object I)
  *	objend I		kst_obj_end(object I)
+ *	ret N			N calls kst_ret_long(i, 1000 i), i from 0,
+ *				which returns -EAGAIN for i % 4 == 0, -ENOENT
+ *				for i % 4 == 1, else 1000 i; and as many of
+ *				kst_ret_int(i), an int function that
+ *				returns the same for i % 4 < 2, else i
  *	work N			N work items queued on system_wq, one at a
  *				time, each waited for (flush_work())
  *	clear			forget the measurements below
@@ -169,6 +174,27 @@ noinline void kst_section_begin(void)
 noinline void kst_section_end(void)
 {
 	barrier();
+}
+
+/* Values for "if": failures on a known share of calls. */
+noinline long kst_ret_long(unsigned int i, unsigned long size)
+{
+	barrier();
+	if (i % 4 == 0)
+		return -EAGAIN;
+	if (i % 4 == 1)
+		return -ENOENT;
+	return size;
+}
+
+noinline int kst_ret_int(unsigned int i)
+{
+	barrier();
+	if (i % 4 == 0)
+		return -EAGAIN;
+	if (i % 4 == 1)
+		return -ENOENT;
+	return i;
 }
 
 /* Objects of sections matched on an argument ("match arg0"). */
@@ -691,6 +717,11 @@ static int kst_run(char *line)
 			kst_obj_begin(&kst_objs[a]);
 		if (strcmp(cmd, "objbegin"))
 			kst_obj_end(&kst_objs[a]);
+	} else if (!strcmp(cmd, "ret") && n == 2) {
+		for (i = 0; i < a; i++) {
+			kst_ret_long(i, 1000UL * i);
+			kst_ret_int(i);
+		}
 	} else if (!strcmp(cmd, "work") && n == 2) {
 		for (i = 0; i < a; i++) {
 			t0 = kst_now();

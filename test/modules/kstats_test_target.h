@@ -24,6 +24,8 @@ void kst_section_end(void);
 void kst_target_notrace(void);
 void kst_target_null(void);
 void kst_target_twin(void);
+long kst_ret_long(unsigned int i, unsigned long size);
+int kst_ret_int(unsigned int i);
 /* Sections matched on an object (objs, objbegin, objpair, objend). */
 struct kst_obj;
 void kst_obj_begin(struct kst_obj *obj);
