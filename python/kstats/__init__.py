@@ -35,8 +35,8 @@ DEBUGFS_ROOT = "/sys/kernel/debug/kstats"
 KEY_PREFIX = "KEY-"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).
 TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive", "key", "keys",
-                  "slowest", "pid", "tgid", "comm", "cpu", "state", "min", "max",
-                  "tasks")
+                  "slowest", "pid", "tgid", "comm", "cpu", "match", "expire", "if",
+                  "state", "min", "max", "tasks")
 METHODS = ("kretprobe", "fprobe", "kprobe", "tracepoint")
 
 
@@ -269,16 +269,18 @@ def metric(name: str) -> Metric:
 
 #: The listing's words whose values are counts: traces() gives them as ints.
 _LISTING_INTS = ("bits", "functions", "skipped", "maxactive", "memory", "missed",
-                 "keys", "other", "slowest", "pid", "tgid", "cpu", "min", "max")
+                 "keys", "other", "slowest", "pid", "tgid", "cpu", "min", "max",
+                 "expire")
 
 
 def traces() -> list[dict[str, Any]]:
     """The _control listing: one dict per trace, keyed by the listing's
     words (name, method, bits, start, end, functions, skipped, maxactive,
     memory in bytes, missed, key, keys, other, slowest, the filters, and
-    for an off-CPU trace kind, state, tasks, min, max), "gone": True when
-    its module unloaded. Counts are ints; "-" (no end, no key, no max)
-    and the other words are strings."""
+    for an off-CPU trace kind, state, tasks, min, max; for a matched pair,
+    match and expire), "gone": True when its module unloaded. Counts are
+    ints; "-" (no end, no key, no max) and the other words are strings;
+    "if" is the list of a trace's if words ([] without)."""
     out = []
     for line in _read(os.path.join(root(), "_control")).splitlines():
         w = line.split()
@@ -288,7 +290,9 @@ def traces() -> list[dict[str, Any]]:
         if w[-1] == "gone":
             d["gone"] = True
             w = w[:-1]
-        d.update(zip(w[1::2], w[2::2]))
+        pairs = list(zip(w[1::2], w[2::2]))
+        d.update(pairs)
+        d["if"] = [v for k, v in pairs if k == "if"]
         for k in _LISTING_INTS:
             if isinstance(d.get(k), str) and d[k].isdigit():
                 d[k] = int(d[k])
@@ -363,7 +367,9 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           comm: str | None = None, cpu: int | None = None,
           offcpu: bool = False, state: str | None = None,
           min_ns: int | None = None, max_ns: int | None = None,
-          tasks: str | None = None, keep: bool = False, **unknown: Any) -> Trace:
+          tasks: str | None = None, match: str | None = None,
+          expire_ns: int | None = None, where: str | list[str] | None = None,
+          keep: bool = False, **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
     [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
     [comm C] [cpu N]" written to _control. @start defaults to @name; @end
@@ -379,6 +385,13 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     it has not been (a `with` block removes it on leaving): a script's
     trace does not outlive it. A script killed by a signal it does not
     handle (SIGKILL, a default SIGTERM) leaves it: remove it by name.
+
+    @match ("arg0", or "arg2,arg0" for the start's and the end's) pairs a
+    section's start and end on an object, not the task; @expire_ns bounds
+    the age of a matched start (README: "Sections matched on an object").
+    @where is an "if" word or a list of them, ANDed: "ret<0",
+    "arg2>=65536", "ret:s32<0" (README: "Filters on values"; "if" is a
+    word Python keeps for itself).
 
     @offcpu=True makes it "trace NAME offcpu ...", an off-CPU trace (README:
     "Off-CPU time"): no @start, @end or @method; @state "any", "S" or
@@ -400,7 +413,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     _check_name(name)
     if not isinstance(offcpu, bool):
         raise KstatsError(_errno.EINVAL, f"trace {name}: offcpu {offcpu!r}: True or False")
-    for kw, val in (("min_ns", min_ns), ("max_ns", max_ns)):
+    for kw, val in (("min_ns", min_ns), ("max_ns", max_ns), ("expire_ns", expire_ns)):
         if val is not None and (isinstance(val, bool) or not isinstance(val, int)):
             raise KstatsError(_errno.EINVAL, f"trace {name}: {kw} {val!r}: an int of ns")
     words = ["trace", name] + (["offcpu"] if offcpu else []) + ["bits", str(int(bits))]
@@ -411,8 +424,10 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     for kw, val in (("start", start), ("end", end), ("method", method),
                     ("maxactive", maxactive), ("key", key), ("keys", keys),
                     ("slowest", slowest), ("pid", pid), ("tgid", tgid),
-                    ("comm", comm), ("cpu", cpu), ("state", state),
-                    ("min", min_ns), ("max", max_ns), ("tasks", tasks)):
+                    ("comm", comm), ("cpu", cpu), ("match", match),
+                    ("expire", expire_ns), ("state", state),
+                    ("min", min_ns), ("max", max_ns), ("tasks", tasks)) + \
+            tuple(("if", w) for w in ([where] if isinstance(where, str) else where or [])):
         if val is None:
             continue
         v = str(val)

@@ -430,6 +430,22 @@ class Control(unittest.TestCase):
             ("_control", "trace off offcpu bits 3 key kstack,waker-kstack comm my\\040prog\\134 "
              "state D min 1000 max 2000 tasks user\n")])
 
+    def test_match_and_where_words(self):
+        with self.w:
+            kstats.trace("bio", start="block:block_rq_issue", end="block:block_rq_complete",
+                         match="arg0", expire_ns=5000000000)
+            kstats.trace("rdfail", start="vfs_read", where=["ret<0", "arg2>=65536"])
+            kstats.trace("one", start="vfs_read", where="ret:s32<0")
+        self.assertEqual(self.writes, [
+            ("_control", "trace bio bits 3 start block:block_rq_issue end block:block_rq_complete "
+             "match arg0 expire 5000000000\n"),
+            ("_control", "trace rdfail bits 3 start vfs_read if ret<0 if arg2>=65536\n"),
+            ("_control", "trace one bits 3 start vfs_read if ret:s32<0\n")])
+        with self.assertRaises(kstats.KstatsError):
+            kstats.trace("x", start="vfs_read", where="ret < 0")
+        with self.assertRaises(kstats.KstatsError):
+            kstats.trace("x", start="a", end="b", match="arg0", expire_ns="5")
+
     def test_captured_root_is_never_written(self):
         # KSTATS_ROOT of captured files (not debugfs): EROFS, file unchanged.
         c = os.path.join(self.tmp.name, "_control")
