@@ -107,6 +107,10 @@ for k in "${KERNELS[@]}"; do
 	grep -E '^(FAIL|peer: )' "$LOGS/offcpu-peer-$k.result" | sed "s/^/    [$k] /"
 	add_counts "$LOGS/offcpu-peer-$k.result"
 
+	bash test/bio-peer.sh "$k" "$LOGS" >"$LOGS/bio-peer-$k.result" 2>&1
+	grep -E '^(FAIL|bio: |@@FIGURES)' "$LOGS/bio-peer-$k.result" | sed "s/^/    [$k] /"
+	add_counts "$LOGS/bio-peer-$k.result"
+
 	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"
 done

@@ -1,0 +1,79 @@
+#!/bin/bash
+# biolatency by kstats and by bpftrace over the same writes, in one Debian
+# rootfs guest (test/lib/rootfs.sh): a null_blk device whose requests
+# complete from an hrtimer after 1.5 ms (queue_mode=2 irqmode=2), 400
+# O_DIRECT writes of 4 KiB by dd, timed at once by kstats' matched pairs
+# on the struct request (the end in hardirq) and by test/bio_peer.bt
+# (paired on dev and sector, as bcc's biosnoop).
+# - The README's "trace bio start block:block_rq_issue end
+#   block:block_rq_complete match arg0" times every disk's requests, as
+#   biolatency does: its KEY-bio row whose completion stack is null_blk's
+#   (key end-kstack) must hold one sample per write the device completed
+#   (its sysfs stat), each at least 1.5 ms, and it must miss none.
+# - bpftrace on nullb0's requests, from a marker read on: as many as
+#   kstats' row, but for 1 % it may lose (a BPF program that fires while
+#   another runs on its CPU is skipped uncounted), and the row's p50 and
+#   p99, power-of-two bucket tops, are bpftrace's buckets.
+# Prints "bio: N passed, M failed".
+# Usage: test/bio-peer.sh KVER [LOGDIR]   after test/build.sh KVER
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+k=$1 logs=${2:-$TOP/out/logs}
+mkdir -p "$logs"
+script=$(mktemp)
+trap 'rm -f "$script"' EXIT
+cat >"$script" <<'GUEST'
+D=/sys/kernel/debug/kstats
+C=$D/_control
+# Files in a tmpfs, nothing left to write back: the root disk stays quiet.
+mount -t tmpfs none /tmp
+sync
+insmod /ks/kstats.ko || echo "@@FAIL insmod kstats"
+modprobe null_blk queue_mode=2 irqmode=2 completion_nsec=1500000 nr_devices=1 ||
+	echo "@@FAIL modprobe null_blk"
+# The marker: a direct read of the root disk at sector 8 x MARK (dev_t
+# as the kernel keeps it, major << 20 | minor).
+MARK=4000
+devt() { echo $(( $(stat -c '%t' $1 | sed 's/^/0x/') << 20 | $(stat -c '%T' $1 | sed 's/^/0x/') )); }
+echo "trace bio start block:block_rq_issue end block:block_rq_complete match arg0 key end-kstack:6" > $C ||
+	echo "@@FAIL trace bio"
+bpftrace /ks/bio_peer.bt $(devt /dev/vda) $((MARK * 8)) $(devt /dev/nullb0) > /tmp/bt.out 2>&1 &
+bt=$!
+# Until its probes run (bpftrace says "Attaching" before they are): reads
+# of the root disk, not of nullb0, whose requests stay the writes'.
+for i in $(seq 1 300); do
+	dd if=/dev/vda of=/dev/null bs=4096 count=1 skip=$((MARK + i)) iflag=direct 2>/dev/null
+	sleep 0.2
+	grep -q '^ready' /tmp/bt.out && break
+done
+grep -q '^ready' /tmp/bt.out || echo "@@FAIL bpftrace never attached"
+# Every program below already in the page cache, the root file system
+# read-only, and no CD-ROM to poll.
+for p in dd awk sed cat grep sleep rmmod; do cat "$(command -v $p)" > /dev/null; done
+[ -e /sys/block/sr0/device/delete ] && echo 1 > /sys/block/sr0/device/delete
+sync
+mount -o remount,ro /
+dd if=/dev/vda of=/dev/null bs=4096 count=1 skip=$MARK iflag=direct 2>/dev/null
+echo "reset" > $D/bio
+# Writes completed: the fifth field of the device's stat.
+w0=$(awk '{print $5}' /sys/block/nullb0/stat)
+dd if=/dev/zero of=/dev/nullb0 bs=4096 count=400 oflag=direct 2>/dev/null || echo "@@FAIL dd"
+w1=$(awk '{print $5}' /sys/block/nullb0/stat)
+sleep 0.5
+grep -q '^marked' /tmp/bt.out || echo "@@FAIL bpftrace saw no marker"
+kill -INT $bt; wait $bt
+echo "@@BT rc=$?"
+echo "@@DEV writes $((w1 - w0))"
+sed 's/^/@@BTOUT /' /tmp/bt.out
+echo "@@KS-BEGIN"; cat $D/bio; echo "@@KS-END"
+grep "^bio " $C | sed "s/^/@@LIST /"
+sed "s/^/@@KEY /" $D/KEY-bio
+echo "remove bio" > $C
+rmmod null_blk
+mount -o remount,rw /
+GUEST
+console=$logs/guest-bio-peer-$k.console
+bash "$TOP/test/lib/rootfs.sh" "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
+	"$TOP/test/bio_peer.bt"
+rc=$?
+python3 "$TOP/test/bio_peer.py" "$console" "$rc"
