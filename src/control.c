@@ -2,7 +2,8 @@
 /*
  * The _control file: "trace NAME [bits B] [start X] [end Y] [method M]
  * [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
- * [comm C] [cpu N]", "trace NAME offcpu [state any|S|D] [min NS] [max NS]
+ * [comm C] [cpu N] [if V ...] [match argI[,argJ]] [expire NS]",
+ * "trace NAME offcpu [state any|S|D] [min NS] [max NS]
  * [tasks all|user|kernel] ..." and "remove NAME". Parsing is a pure
  * function of the line, so it can be tested without attaching anything.
  */

@@ -943,12 +943,15 @@ static int cmd_trace(int argc, char **argv)
 	if (argc < 2 || wants_help(argc, argv)) {
 		fputs("usage: kstats trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]\n"
 		      "                   [key K[,K]] [keys N] [slowest N]\n"
-		      "                   [pid P] [tgid P] [comm C] [cpu N]\n"
+		      "                   [pid P] [tgid P] [comm C] [cpu N] [if V ...]\n"
+		      "                   [match argI[,argJ]] [expire NS]\n"
 		      "       kstats trace NAME offcpu [state any|S|D] [min NS] [max NS]\n"
 		      "                   [tasks all|user|kernel] [key K[,K]] ... (no start, end, method)\n"
 		      "Writes \"trace WORDS\" to _control: the same words (README, kstats(8)).\n"
 		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid or cpu; rows in KEY-NAME;\n"
-		      "off-CPU traces also waker-kstack[:D], waker-comm, waker-pid.\n",
+		      "off-CPU traces also waker-kstack[:D], waker-comm, waker-pid.\n"
+		      "V: argN or ret, [:s8..s64|:u8..u64], == != < <= > >= &, a number ('ret<0':\n"
+		      "quote it from the shell).\n",
 		      argc < 2 ? stderr : stdout);
 		return argc < 2 ? EX_USAGE : 0;
 	}
