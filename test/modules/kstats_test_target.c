@@ -37,6 +37,8 @@
  *	bench N			N calls of kst_target_null(); reading the file
  *				then gives "bench N ns T"
  *	bench_pair N		N calls of kst_section_begin(), kst_section_end()
+ *	bench_obj N		N calls of kst_obj_begin(A), kst_obj_end(A)
+ *	bench_ret N		N calls of kst_ret_long(i, 1000 i)
  *	timed N GAP_US		N calls of kst_target_null(), GAP_US apart (0:
  *				back to back), each timed by the caller on
  *				CLOCK_MONOTONIC; reading the file then gives
@@ -729,6 +731,20 @@ static int kst_run(char *line)
 			flush_work(&kst_work);
 			kst_note(t0);
 		}
+	} else if (!strcmp(cmd, "bench_obj") && n == 2) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < a; i++) {
+			kst_obj_begin(&kst_objs[0]);
+			kst_obj_end(&kst_objs[0]);
+		}
+		snprintf(kst_result, sizeof(kst_result), "bench %u ns %llu\n",
+			 a, ktime_get_ns() - t0);
+	} else if (!strcmp(cmd, "bench_ret") && n == 2) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < a; i++)
+			kst_ret_long(i, 1000UL * i);
+		snprintf(kst_result, sizeof(kst_result), "bench %u ns %llu\n",
+			 a, ktime_get_ns() - t0);
 	} else if (!strcmp(cmd, "bench_pair") && n == 2) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < a; i++) {
