@@ -167,7 +167,7 @@ done
 # floor, then memory per metric per CPU; each writes its figures to the
 # report, the table and the floors also their fast-mode figures
 # (bench/fastmode.py).
-for b in table floor mem; do
+for b in table floor mem match; do
 	KS_BENCH_BUILT=1 bash "bench/$b.sh" "${KERNELS[@]}"
 done
 # Record cost, node read cost by CPU count, the start table under load,
