@@ -179,7 +179,7 @@ noinline void kst_section_end(void)
 }
 
 /* Values for "if": failures on a known share of calls. */
-noinline long kst_ret_long(unsigned int i, unsigned long size)
+noinline __noclone long kst_ret_long(unsigned int i, unsigned long size)
 {
 	barrier();
 	if (i % 4 == 0)
@@ -189,7 +189,7 @@ noinline long kst_ret_long(unsigned int i, unsigned long size)
 	return size;
 }
 
-noinline int kst_ret_int(unsigned int i)
+noinline __noclone int kst_ret_int(unsigned int i)
 {
 	barrier();
 	if (i % 4 == 0)
@@ -199,25 +199,29 @@ noinline int kst_ret_int(unsigned int i)
 	return i;
 }
 
-/* Objects of sections matched on an argument ("match arg0"). */
+/*
+ * Objects of sections matched on an argument ("match arg0"). noclone:
+ * called with constant objects, gcc for arm64 made kst_obj_begin.constprop.0
+ * and called that instead.
+ */
 struct kst_obj {
 	unsigned long id;
 };
 
 static struct kst_obj kst_objs[8];
 
-noinline void kst_obj_begin(struct kst_obj *obj)
+noinline __noclone void kst_obj_begin(struct kst_obj *obj)
 {
 	barrier();
 }
 
-noinline void kst_obj_end(struct kst_obj *obj)
+noinline __noclone void kst_obj_end(struct kst_obj *obj)
 {
 	barrier();
 }
 
 /* The object in second place: "match arg0,arg1". */
-noinline void kst_obj_end2(int unused, struct kst_obj *obj)
+noinline __noclone void kst_obj_end2(int unused, struct kst_obj *obj)
 {
 	barrier();
 }
