@@ -342,17 +342,8 @@ static int ks_parse_choice(struct ks_trace_req *req, const char *key,
 /* "argN": an argument's position, 0..KS_ARGS - 1; false for another word. */
 static bool ks_arg_index(const char *word, u8 *arg)
 {
-	return str_has_prefix(word, "arg") && isdigit(word[3]) &&
+	return str_has_prefix(word, "arg") && isdigit(word[3]) && !word[4] &&
 	       !kstrtou8(word + 3, 10, arg) && *arg < KS_ARGS;
-}
-
-static int ks_parse_arg(struct ks_trace_req *req, const char *word, u8 *arg,
-			const char **why)
-{
-	if (!ks_arg_index(word, arg))
-		return ks_why(req, why, "match %s: an argument is arg0..arg%d",
-			      word, KS_ARGS - 1);
-	return 0;
 }
 
 /* The comparisons of "if", longest first where one begins another. */
@@ -371,7 +362,7 @@ static bool ks_parse_value_type(const char *type, struct ks_value_filter *vf)
 	if (*type != 's' && *type != 'u')
 		return false;
 	vf->is_signed = *type == 's';
-	if (kstrtou8(type + 1, 10, &vf->bits))
+	if (type[1] == '0' || kstrtou8(type + 1, 10, &vf->bits))
 		return false;
 	return vf->bits == 8 || vf->bits == 16 || vf->bits == 32 || vf->bits == 64;
 }
@@ -380,18 +371,22 @@ static bool ks_parse_value_type(const char *type, struct ks_value_filter *vf)
 static bool ks_parse_value_constant(const char *text, struct ks_value_filter *vf)
 {
 	u64 top = vf->bits == 64 ? U64_MAX : BIT_ULL(vf->bits) - 1;
+	/* Decimal, or hex after 0x: a leading 0 is no octal here. */
+	unsigned int base = strncasecmp(text + (*text == '-'), "0x", 2) ? 10 : 16;
 
+	if (*text == '+')
+		return false;
 	if (vf->is_signed && vf->op != KS_VOP_MASK) {
 		s64 c;
 
-		if (kstrtos64(text, 0, &c) ||
+		if (kstrtos64(text, base, &c) ||
 		    (vf->bits < 64 && (c < -(s64)BIT_ULL(vf->bits - 1) ||
 				       c >= (s64)BIT_ULL(vf->bits - 1))))
 			return false;
 		vf->constant = c;
 		return true;
 	}
-	return !kstrtou64(text, 0, &vf->constant) && vf->constant <= top;
+	return !kstrtou64(text, base, &vf->constant) && vf->constant <= top;
 }
 
 /*
@@ -442,7 +437,8 @@ static int ks_parse_if(struct ks_trace_req *req, const char *val, const char **w
 	if (!rest || !ks_parse_value_constant(rest, vf))
 		return ks_why(req, why,
 			      "if %s: expected a comparison (== != < <= > >= &) and a number that fits %s%u",
-			      val, vf->is_signed ? "s" : "u", vf->bits);
+			      val, vf->is_signed && vf->op != KS_VOP_MASK ? "s" : "u",
+			      vf->bits);
 	strscpy(vf->word, val, sizeof(vf->word));
 	if (vf->arg == KS_VALUE_RET)
 		f->on_ret = true;
@@ -455,18 +451,23 @@ static int ks_parse_if(struct ks_trace_req *req, const char *val, const char **w
 /* "match argI[,argJ]": the end's argument is the start's if not given. */
 static int ks_parse_match(struct ks_trace_req *req, char *val, const char **why)
 {
-	char *end = strchr(val, ',');
-	int err;
+	u8 *arg[2] = { &req->match.start_arg, &req->match.end_arg };
+	char word[16];
+	unsigned int n = 0;
+	char *part;
 
-	if (end)
-		*end++ = '\0';
-	err = ks_parse_arg(req, val, &req->match.start_arg, why);
-	if (!err && end)
-		err = ks_parse_arg(req, end, &req->match.end_arg, why);
-	else if (!err)
+	strscpy(word, val, sizeof(word));
+	while ((part = strsep(&val, ","))) {
+		if (n == 2 || !ks_arg_index(part, arg[n]))
+			return ks_why(req, why,
+				      "match %s: expected argI or argI,argJ, each arg0..arg%d",
+				      word, KS_ARGS - 1);
+		n++;
+	}
+	if (n == 1)
 		req->match.end_arg = req->match.start_arg;
-	req->match.on = !err;
-	return err;
+	req->match.on = true;
+	return 0;
 }
 
 static int ks_parse_pair(struct ks_trace_req *req, const char *key,
@@ -553,7 +554,7 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	case KS_KW_IF:
 		return ks_parse_if(req, val, why);
 	case KS_KW_EXPIRE:
-		if (kstrtou64(val, 10, &req->match.expire_ns) ||
+		if (*val == '+' || kstrtou64(val, 10, &req->match.expire_ns) ||
 		    !req->match.expire_ns)
 			return ks_why(req, why, "expire %s: must be a number of ns, 1 or more",
 				      val);

@@ -81,8 +81,10 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 		ks_lost(t, &t->replaced);
 	if (ks_starts_push(t->starts, key, now, stack)) {
 		/* No room: starts too old to be waited for give way. */
-		unsigned int old = ks_starts_expire(t->starts, key,
-						    now - t->req.match.expire_ns);
+		/* Saturating: expire may exceed the time since boot. */
+		u64 before = now > t->req.match.expire_ns ?
+			     now - t->req.match.expire_ns : 0;
+		unsigned int old = ks_starts_expire(t->starts, key, before);
 
 		if (old && READ_ONCE(t->dur->active))
 			atomic_long_add(old, &t->expired);

@@ -334,6 +334,14 @@ tgt "objend 2"
 show ex
 listing expire
 ctl "remove ex"
+# An expire beyond the time since boot drops nothing: a full table is full.
+ctl "trace ex2 start kst_obj_begin end kst_obj_end match arg0 maxactive 1 expire 18446744073709551615"
+tgt "objbegin 2"
+tgt "objbegin 3"
+tgt "objbegin 4"
+tgt "objend 2"
+show ex2
+ctl "remove ex2"
 # A start of an object that has one replaces it.
 ctl "trace rp start kst_obj_begin end kst_obj_end match arg0"
 tgt "objbegin 1"
@@ -361,10 +369,12 @@ ctl "trace v6 start kst_ret_long method kretprobe if ret<0 if arg0<40"
 ctl "trace v7 start kst_ret_int if ret:u8==254"
 ctl "trace v8 start kst_ret_long end kst_ret_int if arg1<10000"
 ctl "trace v9 start kst_obj_begin end kst_obj_end match arg0 if arg0==0"
+ctl "trace v10 start kst_ret_long if arg0<010"
+ctl "trace v11 start kst_ret_long if arg0<0x10"
 listing values
 tgt "ret 100"
 tgt "objpair 3"
-for n in v1 v2 v3 v4 v5 v6 v7 v8 v9; do show $n; ctl "remove $n"; done
+for n in v1 v2 v3 v4 v5 v6 v7 v8 v9 v10 v11; do show $n; ctl "remove $n"; done
 ctl "trace vx start kst_ret_long end kst_ret_int if ret<0"
 ctl "trace vx start kst_ret_long if arg5>1"
 ctl "trace vx start kst_ret_long if size>1"
@@ -378,6 +388,8 @@ ctl "trace vx start sched:sched_wakeup end sched:sched_switch if arg0>1"
 ctl "trace mx start kst_obj_begin match arg0"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg5"
 ctl "trace mx start kst_obj_begin end kst_obj_end match obj"
+ctl "trace mx start kst_obj_begin end kst_obj_end match arg00"
+ctl "trace mx start kst_obj_begin end kst_obj_end match arg0,"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 key comm"
 ctl "trace mx start kst_obj_begin end kst_obj_end expire 5"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 expire 0"
@@ -753,6 +765,10 @@ def check_matched(r, st, lines):
             hdr("ex", "no_start") == 1 and hdr("ex", "missed") == 3,
             "expire: 2 starts dropped for room and 1 at its end, counted expired; "
             "the end of a dropped one is no_start", str(nd.get("ex", [(0, [])])[0][1]))
+    r.check("ex2" in nd and total(nd["ex2"][0][0]) == 1 and hdr("ex2", "expired") == 0 and
+            hdr("ex2", "table_full") == 1,
+            "expire past the time since boot: no start expires; the third finds the table full",
+            str(nd.get("ex2", [(0, [])])[0][1][-1:]))
     le = " ".join(ls.get("expire", []))
     r.check(" expire 200000000" in le and " maxactive 1 " in le,
             "expire: the listing shows it", le)
@@ -772,9 +788,13 @@ def check_matched(r, st, lines):
             ("trace mx start kst_obj_begin match arg0", "Invalid argument",
              "match pairs a section's start and end: give end"),
             ("trace mx start kst_obj_begin end kst_obj_end match arg5", "Invalid argument",
-             "match arg5: an argument is arg0..arg4"),
+             "match arg5: expected argI or argI,argJ, each arg0..arg4"),
             ("trace mx start kst_obj_begin end kst_obj_end match obj", "Invalid argument",
-             "match obj: an argument is arg0..arg4"),
+             "match obj: expected argI or argI,argJ, each arg0..arg4"),
+            ("trace mx start kst_obj_begin end kst_obj_end match arg00", "Invalid argument",
+             "match arg00: expected argI or argI,argJ, each arg0..arg4"),
+            ("trace mx start kst_obj_begin end kst_obj_end match arg0,", "Invalid argument",
+             "match arg0,: expected argI or argI,argJ, each arg0..arg4"),
             ("trace mx start kst_obj_begin end kst_obj_end match arg0 key comm", "Invalid argument",
              "key comm: a matched section may end in another task or an interrupt"),
             ("trace mx start kst_obj_begin end kst_obj_end expire 5", "Invalid argument",
@@ -799,6 +819,8 @@ def check_matched(r, st, lines):
         "v7": (sum(1 for i in range(100) if i % 4 == 1), "ret:u8==254: -ENOENT's low byte"),
         "v8": (10, "a kprobe pair's start filtered on arg1<10000"),
         "v9": (0, "a matched pair filtered out by arg0==0: nothing"),
+        "v10": (10, "arg0<010: decimal, not octal"),
+        "v11": (16, "arg0<0x10: hex"),
     }
     for name, (n, what) in want.items():
         got = total(nd[name][0][0]) if name in nd else None

@@ -372,7 +372,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           keep: bool = False, **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
     [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
-    [comm C] [cpu N]" written to _control. @start defaults to @name; @end
+    [comm C] [cpu N] [match A] [expire NS] [if V ...]" written to _control. @start defaults to @name; @end
     times from reaching @start to reaching @end; @bits is frac_bits
     (0..5); @method one of kretprobe, fprobe, kprobe, tracepoint.
     Durations are recorded in ns. @key (a string "kstack:8,comm" or a
@@ -421,6 +421,11 @@ def trace(name: str, start: str | None = None, end: str | None = None,
         raise KstatsError(_errno.EINVAL, f"trace {name}: bits {bits} not in 0..5")
     if isinstance(key, (list, tuple)):
         key = ",".join(str(k) for k in key)
+    if isinstance(match, (list, tuple)):
+        match = ",".join(str(m) for m in match)
+    if where is not None and not isinstance(where, (str, list, tuple)):
+        raise KstatsError(_errno.EINVAL, f"trace {name}: where {where!r}: an if word "
+                          "such as 'ret<0', or a list of them")
     for kw, val in (("start", start), ("end", end), ("method", method),
                     ("maxactive", maxactive), ("key", key), ("keys", keys),
                     ("slowest", slowest), ("pid", pid), ("tgid", tgid),

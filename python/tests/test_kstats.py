@@ -445,6 +445,12 @@ class Control(unittest.TestCase):
             kstats.trace("x", start="vfs_read", where="ret < 0")
         with self.assertRaises(kstats.KstatsError):
             kstats.trace("x", start="a", end="b", match="arg0", expire_ns="5")
+        with self.assertRaises(kstats.KstatsError):
+            kstats.trace("x", start="vfs_read", where=5)
+        with self.w:
+            kstats.trace("wq", start="a:b", end="c:d", match=["arg2", "arg0"])
+        self.assertEqual(self.writes[-1],
+                         ("_control", "trace wq bits 3 start a:b end c:d match arg2,arg0\n"))
 
     def test_captured_root_is_never_written(self):
         # KSTATS_ROOT of captured files (not debugfs): EROFS, file unchanged.
