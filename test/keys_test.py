@@ -224,8 +224,8 @@ def keycost_steps(series, arch):
 def check_keycost(r, st, series, arch):
     """Keyed by stack or not, a traced span's p50 and min move by less than
     a seventh of what key kstack costs the caller (U: the rise of the
-    caller-timed p50 of the same calls over an untraced twin's timed in
-    the same loop, max over the function methods),
+    caller-timed p50 or p90 of the same calls over an untraced twin's
+    timed in the same loop, max over the function methods),
     plus the two p50s' slot errors. A stack taken inside the timed window
     moves them by about half of U or more (the unwind itself); taken
     outside, only what the unwinder leaves behind in caches (2-4 % of U
@@ -259,10 +259,13 @@ def check_keycost(r, st, series, arch):
             r.check(False, "keycost %s: both rounds ran" % m, "%s %s %s %s" % (t0, t1, a, b))
             continue
         # Each round's calls alternate with an untraced twin's (the same
-        # loop): the rise of p50 over the twin's is the key's cost, free
-        # of whatever the host did to one round and not the other (arm64
-        # 6.12 in CI: the unkeyed round's p50 as high as the keyed one's).
-        cost = max(cost, (t1[0] - t1[2]) - (t0[0] - t0[2]))
+        # loop): the rise over the twin's is the key's cost, free of what
+        # the host did to one round and not the other. At p50 or p90,
+        # whichever rose more: on arm64 6.12 under TCG the keyed round's
+        # p50 came out below the unkeyed one's (10496 against 11536 ns)
+        # while its p90 rose by 7 us.
+        cost = max(cost, (t1[0] - t1[2]) - (t0[0] - t0[2]),
+                   (t1[1] - t1[3]) - (t0[1] - t0[3]))
         rounds.append((m, a, b, KEYCOST_CALLS))
     for what, n0, n1, calls, key in (
             ("kprobe pair", "p0", "p1", KEYCOST_CALLS, "kstack,end-kstack"),
