@@ -21,6 +21,7 @@
 #include "output.h"
 #include "request.h"
 #include "traces.h"
+#include "values.h"
 
 /* "trace NAME", the kind (offcpu) and a "keyword value" pair of each keyword. */
 #define KS_CONTROL_MAX_WORDS	(3 + 2 * ARRAY_SIZE(ks_keywords) + \
@@ -93,18 +94,27 @@ static int ks_check_match(struct ks_trace_req *req, const char **why)
 	return 0;
 }
 
-/* What "if" may compare: a function's return, the start's arguments. */
+/* What "if" and key ret/argN may read: a function's return, the start's arguments. */
 static int ks_check_values(struct ks_trace_req *req, bool tp_start,
 			   const char **why)
 {
+	bool key_ret = ks_keys_spec_on_ret(&req->keys);
+	bool key_arg = ks_keys_spec_on_arg(&req->keys);
+
 	if (req->offcpu.on)
-		return ks_why(req, why, "if: an off-CPU wait has no arguments to compare");
-	if (req->filter.on_ret && (req->end[0] || tp_start))
+		return ks_why(req, why, "%s: an off-CPU wait has no arguments to %s",
+			      req->filter.n_values ? "if" : "key",
+			      req->filter.n_values ? "compare" : "key on");
+	if ((req->filter.on_ret || key_ret) && (req->end[0] || tp_start))
 		return ks_why(req, why,
-			      "if ret: a return value is a function's; trace a function (no end)");
-	if (req->filter.on_args && !KS_MATCH_SOUND)
+			      "%s ret: a return value is a function's; trace a function (no end)",
+			      req->filter.on_ret ? "if" : "key");
+	if ((req->filter.on_args || key_arg) && !KS_MATCH_SOUND)
 		return ks_why(req, why,
-			      "if argN: kstats reads arguments from registers only on x86-64 and arm64");
+			      "%s argN: kstats reads arguments from registers only on x86-64 and arm64",
+			      req->filter.on_args ? "if" : "key");
+	req->reads_args = req->filter.on_args || key_arg;
+	req->reads_ret = req->filter.on_ret || key_ret;
 	return 0;
 }
 
@@ -139,7 +149,7 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 	if (req->end[0] && !strcmp(req->start, req->end))
 		return ks_why(req, why, "end %s is the same as start",
 			      req->end_word);
-	if (req->filter.n_values) {
+	if (req->filter.n_values || ks_keys_spec_has(&req->keys, KS_KEY_VALUE)) {
 		int err = ks_check_values(req, tp_start, why);
 
 		if (err)
@@ -162,7 +172,7 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 		req->method = KS_METHOD_TRACEPOINT;
 		return 0;
 	}
-	for (i = KS_KEY_WAKER_KSTACK; i < KS_KEY_NR_PARTS; i++)
+	for (i = KS_KEY_WAKER_KSTACK; i <= KS_KEY_WAKER_PID; i++)
 		if (ks_keys_spec_has(&req->keys, i))
 			return ks_why(req, why,
 				      "key %s: only an off-CPU wait has a waker (trace NAME offcpu)",
@@ -290,10 +300,19 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 		colon = strchr(part, ':');
 		if (colon)
 			*colon++ = '\0';
-		p = match_string(ks_key_part_names, KS_KEY_NR_PARTS, part);
+		p = ks_value_parse_key(spec, part, colon, req->why, sizeof(req->why));
+		if (p == -EINVAL)
+			*why = req->why;
+		if (p != -ENOENT) {
+			if (p)
+				return p;
+			continue;
+		}
+		/* Below KS_KEY_VALUE: "value" is written ret or argN. */
+		p = match_string(ks_key_part_names, KS_KEY_VALUE, part);
 		if (p < 0)
 			return ks_why(req, why,
-				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], comm, pid, tgid, cpu, waker-kstack[:DEPTH], waker-comm or waker-pid",
+				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], comm, pid, tgid, cpu, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-comm or waker-pid",
 				      part);
 		if (seen & BIT(p))
 			return ks_why(req, why, "key %s given twice", part);
@@ -339,115 +358,6 @@ static int ks_parse_choice(struct ks_trace_req *req, const char *key,
 	return 0;
 }
 
-/* "argN": an argument's position, 0..KS_ARGS - 1; false for another word. */
-static bool ks_arg_index(const char *word, u8 *arg)
-{
-	return str_has_prefix(word, "arg") && isdigit(word[3]) && !word[4] &&
-	       !kstrtou8(word + 3, 10, arg) && *arg < KS_ARGS;
-}
-
-/* The comparisons of "if", longest first where one begins another. */
-static const struct {
-	const char *text;
-	enum ks_value_op op;
-} ks_value_ops[] = {
-	{ "==", KS_VOP_EQ }, { "!=", KS_VOP_NE }, { "<=", KS_VOP_LE },
-	{ ">=", KS_VOP_GE }, { "<", KS_VOP_LT }, { ">", KS_VOP_GT },
-	{ "&", KS_VOP_MASK },
-};
-
-/* ":s32", ":u8" ...: the width and signedness an operand is read with. */
-static bool ks_parse_value_type(const char *type, struct ks_value_filter *vf)
-{
-	if (*type != 's' && *type != 'u')
-		return false;
-	vf->is_signed = *type == 's';
-	if (type[1] == '0' || kstrtou8(type + 1, 10, &vf->bits))
-		return false;
-	return vf->bits == 8 || vf->bits == 16 || vf->bits == 32 || vf->bits == 64;
-}
-
-/* The constant of @vf, read as a value of its type. */
-static bool ks_parse_value_constant(const char *text, struct ks_value_filter *vf)
-{
-	u64 top = vf->bits == 64 ? U64_MAX : BIT_ULL(vf->bits) - 1;
-	/* Decimal, or hex after 0x: a leading 0 is no octal here. */
-	unsigned int base = strncasecmp(text + (*text == '-'), "0x", 2) ? 10 : 16;
-
-	if (*text == '+')
-		return false;
-	if (vf->is_signed && vf->op != KS_VOP_MASK) {
-		s64 c;
-
-		if (kstrtos64(text, base, &c) ||
-		    (vf->bits < 64 && (c < -(s64)BIT_ULL(vf->bits - 1) ||
-				       c >= (s64)BIT_ULL(vf->bits - 1))))
-			return false;
-		vf->constant = c;
-		return true;
-	}
-	return !kstrtou64(text, base, &vf->constant) && vf->constant <= top;
-}
-
-/*
- * "if OPERAND[:TYPE]OP NUMBER": OPERAND argN or ret; TYPE s8..s64 or
- * u8..u64, by default u64 for an argument and s64 for ret (so "ret<0"
- * and "arg2>=65536" read as meant); OP == != < <= > >= or & (a mask).
- */
-static int ks_parse_if(struct ks_trace_req *req, const char *val, const char **why)
-{
-	struct ks_filter *f = &req->filter;
-	struct ks_value_filter *vf = &f->value[f->n_values];
-	size_t len = strcspn(val, "=!<>&");
-	char operand[16], *type;
-	const char *rest = NULL;
-	unsigned int i;
-
-	if (f->n_values == KS_VALUE_FILTERS_MAX)
-		return ks_why(req, why, "if %s: at most %d if words", val,
-			      KS_VALUE_FILTERS_MAX);
-	if (!len || !val[len] || len >= sizeof(operand) ||
-	    strlen(val) >= sizeof(vf->word))
-		return ks_why(req, why,
-			      "if %s: expected argN or ret, a comparison (== != < <= > >= &) and a number, as in ret<0",
-			      val);
-	memcpy(operand, val, len);
-	operand[len] = '\0';
-	type = strchr(operand, ':');
-	if (type)
-		*type++ = '\0';
-	if (!strcmp(operand, "ret")) {
-		vf->arg = KS_VALUE_RET;
-		vf->is_signed = true;
-	} else if (!ks_arg_index(operand, &vf->arg)) {
-		return ks_why(req, why, "if %s: '%s' is neither ret nor arg0..arg%d",
-			      val, operand, KS_ARGS - 1);
-	}
-	vf->bits = 64;
-	if (type && !ks_parse_value_type(type, vf))
-		return ks_why(req, why, "if %s: type '%s' is none of s8 s16 s32 s64 u8 u16 u32 u64",
-			      val, type);
-	for (i = 0; i < ARRAY_SIZE(ks_value_ops); i++) {
-		if (str_has_prefix(val + len, ks_value_ops[i].text)) {
-			vf->op = ks_value_ops[i].op;
-			rest = val + len + strlen(ks_value_ops[i].text);
-			break;
-		}
-	}
-	if (!rest || !ks_parse_value_constant(rest, vf))
-		return ks_why(req, why,
-			      "if %s: expected a comparison (== != < <= > >= &) and a number that fits %s%u",
-			      val, vf->is_signed && vf->op != KS_VOP_MASK ? "s" : "u",
-			      vf->bits);
-	strscpy(vf->word, val, sizeof(vf->word));
-	if (vf->arg == KS_VALUE_RET)
-		f->on_ret = true;
-	else
-		f->on_args = true;
-	f->n_values++;
-	return 0;
-}
-
 /* "match argI[,argJ]": the end's argument is the start's if not given. */
 static int ks_parse_match(struct ks_trace_req *req, char *val, const char **why)
 {
@@ -475,7 +385,7 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 			 enum ks_method *hints, const char **why)
 {
 	struct ks_filter *f = &req->filter;
-	int k, m;
+	int k, m, err;
 
 	k = match_string(ks_keywords, ARRAY_SIZE(ks_keywords), key);
 	if (k < 0)
@@ -552,7 +462,11 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	case KS_KW_MATCH:
 		return ks_parse_match(req, val, why);
 	case KS_KW_IF:
-		return ks_parse_if(req, val, why);
+		err = ks_value_parse_if(&req->filter, val, req->why,
+					sizeof(req->why));
+		if (err)
+			*why = req->why;
+		return err;
 	case KS_KW_EXPIRE:
 		if (*val == '+' || kstrtou64(val, 10, &req->match.expire_ns) ||
 		    !req->match.expire_ns)

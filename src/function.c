@@ -19,6 +19,7 @@
 #include "method.h"
 #include "names.h"
 #include "patterns.h"
+#include "starts.h"
 
 /*
  * What a timed call keeps from its entry to its return: so sleeping,
@@ -26,7 +27,7 @@
  */
 struct ks_call {
 	u64 ts;		/* entry, ns */
-	u32 stack;	/* its kstack, for key kstack */
+	struct ks_tag tag;	/* its kstack; the value key argN/ret reads */
 };
 
 /* A kretprobe of a trace that may cover several functions. */
@@ -55,18 +56,21 @@ static struct ks_function *ks_function(const struct ks_trace *t)
  * @call: what its return needs: kretprobe instance data, fprobe entry data
  * @func: the function's entry
  * @ret: its return address
+ * @arg: its arguments, if t->req.reads_args
  *
  * Context: a function's entry probe, preemption off.
  * Return: false if it is not timed (filtered out, or a miss already
  * counted): then there is no ks_call_end() for it.
  */
 static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
-				  unsigned long func, unsigned long ret)
+				  unsigned long func, unsigned long ret,
+				  const unsigned long *arg)
 {
 	struct ks_anchor anchor;
 	u8 *busy;
 
-	if (!ks_filter_task(&t->req.filter, current) ||
+	if ((unlikely(t->req.reads_args) && !ks_args_admit(t, arg)) ||
+	    !ks_filter_task(&t->req.filter, current) ||
 	    !ks_filter_cpu(&t->req.filter))
 		return false;
 	busy = ks_enter();
@@ -74,10 +78,12 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 		ks_lost(t, &t->nested_start);
 		return false;
 	}
-	call->stack = 0;
+	call->tag.raw = unlikely(t->req.reads_args) ?
+			arg[t->req.keys.value.arg % KS_ARGS] : 0;
+	call->tag.stack = 0;
 	if (ks_keys_has(t->keys, KS_KEY_KSTACK)) {
 		ks_anchor_function(&anchor, func);
-		call->stack = ks_stack(t, KS_KEY_KSTACK, &anchor, ret);
+		call->tag.stack = ks_stack(t, KS_KEY_KSTACK, &anchor, ret);
 	}
 	/* After the unwind: see hotpath.c. */
 	call->ts = ks_now();
@@ -90,20 +96,30 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
  * ks_call_end() - a call timed by ks_call_begin() returns
  * @t: the trace
  * @call: what ks_call_begin() kept
+ * @retval: its return value, if t->req.reads_ret
  *
  * Context: a function's return probe, preemption off.
  */
-static void notrace ks_call_end(struct ks_trace *t, const struct ks_call *call)
+static void notrace ks_call_end(struct ks_trace *t, struct ks_call *call,
+				unsigned long retval)
 {
-	u8 *busy = ks_enter();
+	u8 *busy;
 	u64 now;
 
+	if (unlikely(t->req.reads_ret)) {
+		/* Filtered out by its return value: neither a sample nor a miss. */
+		if (t->req.filter.on_ret && !ks_filter_ret(&t->req.filter, retval))
+			return;
+		if (ks_keys_spec_on_ret(&t->req.keys))
+			call->tag.raw = retval;
+	}
+	busy = ks_enter();
 	if (!busy) {
 		ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
-	ks_record_span(t, current, call->ts, now, call->stack, 0);
+	ks_record_span(t, current, call->ts, now, &call->tag, 0);
 	ks_gap_end(t, now);
 	ks_leave(busy);
 }
@@ -113,14 +129,14 @@ static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 {
 	struct kretprobe *rp = get_kretprobe(ri);
 	struct ks_trace *t = container_of(rp, struct ks_krp, rp)->t;
+	unsigned long arg[KS_ARGS];
 
+	if (unlikely(t->req.reads_args))
+		ks_regs_args(regs, arg);
 	/* Non-zero: no return probe for this call. */
-	if (unlikely(t->req.filter.on_args) &&
-	    !ks_filter_regs(&t->req.filter, regs))
-		return 1;
 	return !ks_call_begin(t, (struct ks_call *)ri->data,
 			      (unsigned long)rp->kp.addr,
-			      ks_entry_return_address(regs));
+			      ks_entry_return_address(regs), arg);
 }
 
 static int notrace ks_krp_return(struct kretprobe_instance *ri,
@@ -128,11 +144,8 @@ static int notrace ks_krp_return(struct kretprobe_instance *ri,
 {
 	struct ks_trace *t = container_of(get_kretprobe(ri), struct ks_krp, rp)->t;
 
-	/* Filtered out by its return value: neither a sample nor a miss. */
-	if (unlikely(t->req.filter.on_ret) &&
-	    !ks_filter_ret(&t->req.filter, regs_return_value(regs)))
-		return 0;
-	ks_call_end(t, (struct ks_call *)ri->data);
+	ks_call_end(t, (struct ks_call *)ri->data,
+		    unlikely(t->req.reads_ret) ? regs_return_value(regs) : 0);
 	return 0;
 }
 
@@ -141,26 +154,17 @@ NOKPROBE_SYMBOL(ks_krp_entry);
 NOKPROBE_SYMBOL(ks_krp_return);
 
 #if KS_HAVE_FPROBE
-/* As ks_filter_regs(), with fprobe's view of the registers. */
-static __always_inline bool ks_fp_filter_args(const struct ks_filter *f,
-					      KS_FPROBE_REGS_ARG)
-{
-	unsigned long arg[KS_ARGS];
-	unsigned int i;
-
-	for (i = 0; i < KS_ARGS; i++)
-		arg[i] = ks_fprobe_arg(regs, i);
-	return ks_filter_args(f, arg);
-}
-
 static KS_FPROBE_ENTRY(ks_fp_entry)
 {
 	struct ks_trace *t = ks_trace_of(container_of(fp, struct ks_function, fp));
+	unsigned long arg[KS_ARGS];
+	unsigned int i;
 
-	if (unlikely(t->req.filter.on_args) &&
-	    !ks_fp_filter_args(&t->req.filter, regs))
-		return KS_FPROBE_ENTRY_SKIP;
-	return ks_call_begin(t, entry_data, entry_ip, ret_ip) ?
+	/* As ks_regs_args(), with fprobe's view of the registers. */
+	if (unlikely(t->req.reads_args))
+		for (i = 0; i < KS_ARGS; i++)
+			arg[i] = ks_fprobe_arg(regs, i);
+	return ks_call_begin(t, entry_data, entry_ip, ret_ip, arg) ?
 	       KS_FPROBE_ENTRY_OK : KS_FPROBE_ENTRY_SKIP;
 }
 
@@ -168,11 +172,8 @@ static KS_FPROBE_EXIT(ks_fp_exit)
 {
 	struct ks_trace *t = ks_trace_of(container_of(fp, struct ks_function, fp));
 
-	/* Filtered out by its return value: neither a sample nor a miss. */
-	if (unlikely(t->req.filter.on_ret) &&
-	    !ks_filter_ret(&t->req.filter, ks_fprobe_ret(regs)))
-		return;
-	ks_call_end(t, entry_data);
+	ks_call_end(t, entry_data,
+		    unlikely(t->req.reads_ret) ? ks_fprobe_ret(regs) : 0);
 }
 
 NOKPROBE_SYMBOL(ks_fp_entry);

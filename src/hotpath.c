@@ -90,14 +90,15 @@ void KS_DIRECT_ONLY notrace ks_gap_begin(struct ks_trace *t, u64 now)
  * @task: whose the sample is, for the keyed rows
  * @start: when it started, ns
  * @now: when it ended, ns
- * @start_stack: the stack id of its start, for the keyed rows
+ * @tag: what its start kept for the keyed rows: the start's stack id,
+ *       the register key argN reads (or, for a function, ret)
  * @end_stack: the stack id of its end
  *
  * Context: a probe handler, inside ks_enter().
  */
 void KS_DIRECT_ONLY notrace ks_record_span(struct ks_trace *t,
 					   struct task_struct *task, u64 start,
-					   u64 now, u32 start_stack,
+					   u64 now, const struct ks_tag *tag,
 					   u32 end_stack)
 {
 	if (unlikely(now < start)) {
@@ -106,7 +107,7 @@ void KS_DIRECT_ONLY notrace ks_record_span(struct ks_trace *t,
 	}
 	kstats_record(t->dur, now - start);
 	if (t->keys && READ_ONCE(t->dur->active))
-		ks_keys_record(t->keys, start_stack, end_stack, task,
+		ks_keys_record(t->keys, tag->stack, end_stack, tag->raw, task,
 			       now - start, now);
 }
 
@@ -147,7 +148,9 @@ void KS_DIRECT_ONLY notrace ks_put_start(struct ks_trace *t,
 					 struct task_struct *task, u64 now,
 					 u32 stack, bool replace)
 {
-	if (!ks_starts_put(t->starts, task, now, stack, replace))
+	struct ks_tag tag = { .stack = stack };
+
+	if (!ks_starts_put(t->starts, task, now, &tag, replace))
 		ks_lost(t, &t->table_full);
 }
 
@@ -199,9 +202,9 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 					   unsigned int level,
 					   unsigned long ret)
 {
+	struct ks_tag tag;
 	u8 *busy;
 	u64 now, start;
-	u32 stack;
 
 	/*
 	 * Filtered out: neither a sample nor a miss. The cpu filter is on
@@ -215,8 +218,8 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 		return;
 	}
 	now = ks_now();
-	if (ks_starts_take(t->starts, ks_section_key(task, level), &start, &stack))
-		ks_record_span(t, task, start, now, stack,
+	if (ks_starts_take(t->starts, ks_section_key(task, level), &start, &tag))
+		ks_record_span(t, task, start, now, &tag,
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
 	/* With a cpu or if filter, a missing start may be one it left out. */
 	else if (!(t->req.filter.has & KS_FILTER_CPU) && !t->req.filter.on_args)
@@ -231,6 +234,7 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
  * @task: whose section it is
  * @level: its context level (interrupt_context_level())
  * @ret: as for ks_section_end()
+ * @args: the start's arguments, for key argN; NULL if the key has none
  *
  * Inside those still open at this level: sections nest as calls do, up
  * to KS_STARTS_DEPTH.
@@ -240,11 +244,12 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 void KS_DIRECT_ONLY notrace ks_section_start(struct ks_trace *t,
 					     struct task_struct *task,
 					     unsigned int level,
-					     unsigned long ret)
+					     unsigned long ret,
+					     const unsigned long *args)
 {
+	struct ks_tag tag = {};
 	u8 *busy;
 	u64 now;
-	u32 stack;
 
 	if (!ks_filter_task(&t->req.filter, task) ||
 	    !ks_filter_cpu(&t->req.filter))
@@ -254,10 +259,12 @@ void KS_DIRECT_ONLY notrace ks_section_start(struct ks_trace *t,
 		ks_lost(t, &t->nested_start);
 		return;
 	}
-	stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
+	if (args)
+		tag.raw = args[t->req.keys.value.arg];
+	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
 	now = ks_now();
 	ks_gap_begin(t, now);
-	switch (ks_starts_push(t->starts, ks_section_key(task, level), now, stack)) {
+	switch (ks_starts_push(t->starts, ks_section_key(task, level), now, &tag)) {
 	case -E2BIG:
 		ks_lost(t, &t->too_deep);
 		break;

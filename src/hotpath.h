@@ -19,6 +19,7 @@
 #include "trace.h"
 
 struct ks_starts;
+struct ks_tag;
 struct task_struct;
 
 /* Per CPU, one flag per context slot (see ks_context_slot()). */
@@ -65,19 +66,24 @@ static __always_inline void ks_lost(struct ks_trace *t, atomic_long_t *cause)
 		atomic_long_inc(cause);
 }
 
-/*
- * Whether a trace's "if" words on arguments admit those of a function
- * stopped at its entry (a kprobe there). Callers test on_args first.
- */
-static __always_inline bool ks_filter_regs(const struct ks_filter *f,
-					   struct pt_regs *regs)
+/* The arguments of a function stopped at its entry (a kprobe there). */
+static __always_inline void ks_regs_args(struct pt_regs *regs,
+					 unsigned long *arg)
 {
-	unsigned long arg[KS_ARGS];
 	unsigned int i;
 
 	for (i = 0; i < KS_ARGS; i++)
 		arg[i] = regs_get_kernel_argument(regs, i);
-	return ks_filter_args(f, arg);
+}
+
+/*
+ * Whether a start whose arguments are @arg is timed, by the "if" words
+ * on arguments. Callers read @arg only if t->req.reads_args.
+ */
+static __always_inline bool ks_args_admit(const struct ks_trace *t,
+					  const unsigned long *arg)
+{
+	return !t->req.filter.on_args || ks_filter_args(&t->req.filter, arg);
 }
 
 /* The clock of every sample: NMI-safe, monotonic. */
@@ -98,7 +104,7 @@ void ks_set_return_trampolines(unsigned long rethook, unsigned long fgraph,
 /* Only ever called directly: see KS_DIRECT_ONLY. */
 void KS_DIRECT_ONLY ks_gap_begin(struct ks_trace *t, u64 now);
 void KS_DIRECT_ONLY ks_record_span(struct ks_trace *t, struct task_struct *task,
-				   u64 start, u64 now, u32 start_stack,
+				   u64 start, u64 now, const struct ks_tag *tag,
 				   u32 end_stack);
 u32 KS_DIRECT_ONLY ks_stack(struct ks_trace *t, enum ks_key_part part,
 			    const struct ks_anchor *at, unsigned long ret);
@@ -106,7 +112,8 @@ void KS_DIRECT_ONLY ks_put_start(struct ks_trace *t, struct task_struct *task,
 				 u64 now, u32 stack, bool replace);
 void KS_DIRECT_ONLY ks_anchor_function(struct ks_anchor *a, unsigned long addr);
 void KS_DIRECT_ONLY ks_section_start(struct ks_trace *t, struct task_struct *task,
-				     unsigned int level, unsigned long ret);
+				     unsigned int level, unsigned long ret,
+				     const unsigned long *args);
 void KS_DIRECT_ONLY ks_section_end(struct ks_trace *t, struct task_struct *task,
 				   unsigned int level, unsigned long ret);
 void KS_DIRECT_ONLY ks_starts_drop_task(struct ks_starts *st,

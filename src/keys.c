@@ -325,8 +325,22 @@ bool notrace ks_keys_has_waker(const struct ks_keys *k)
 	return k && k->wakers.cap;
 }
 
+/*
+ * The row of key part ret or argN for the register @raw: the value as its
+ * type reads it, or with :log2 its power of two: fls64(), so b > 0 holds
+ * [2^(b-1), 2^b) and 0 holds 0, or KS_LOG2_NEGATIVE.
+ */
+static u64 notrace ks_key_value(const struct ks_key_spec *spec, u64 raw)
+{
+	u64 v = ks_value_of(&spec->value, raw);
+
+	if (!spec->value_log2)
+		return v;
+	return spec->value.is_signed && (s64)v < 0 ? KS_LOG2_NEGATIVE : fls64(v);
+}
+
 static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
-				u32 end_stack, u32 waker,
+				u32 end_stack, u32 waker, u64 raw,
 				struct task_struct *p, u64 value, u64 now)
 {
 	struct ks_row_key rk = {};
@@ -359,6 +373,9 @@ static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
 		case KS_KEY_CPU:
 			rk.cpu = raw_smp_processor_id();
 			break;
+		case KS_KEY_VALUE:
+			rk.value = ks_key_value(&k->spec, raw);
+			break;
 		default:	/* the waker's parts: all in one id */
 			rk.waker = waker;
 			whole &= waker != 0;
@@ -376,6 +393,7 @@ static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
  * @k: the trace's keys
  * @start_stack: from ks_keys_stack() at the start, or 0
  * @end_stack: from ks_keys_stack() at the end, or 0
+ * @raw: the register that key ret or argN reads (unused without one)
  * @p: the task the sample belongs to (for run-queue latency, the woken one)
  * @value: the sample, in ns
  * @now: the sample's end, CLOCK_MONOTONIC ns
@@ -386,9 +404,9 @@ static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
  * Context: a kstats handler, NMI included.
  */
 void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
-			    struct task_struct *p, u64 value, u64 now)
+			    u64 raw, struct task_struct *p, u64 value, u64 now)
 {
-	ks_keys_add(k, start_stack, end_stack, 0, p, value, now);
+	ks_keys_add(k, start_stack, end_stack, 0, raw, p, value, now);
 }
 
 /**
@@ -405,7 +423,7 @@ void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 void notrace ks_keys_record_woken(struct ks_keys *k, u32 stack, u32 waker,
 				  struct task_struct *p, u64 value, u64 now)
 {
-	ks_keys_add(k, stack, 0, waker, p, value, now);
+	ks_keys_add(k, stack, 0, waker, 0, p, value, now);
 }
 
 /**
@@ -431,7 +449,25 @@ const char * const ks_key_part_names[KS_KEY_NR_PARTS] = {
 	[KS_KEY_WAKER_KSTACK] = "waker-kstack",
 	[KS_KEY_WAKER_COMM] = "waker-comm",
 	[KS_KEY_WAKER_PID] = "waker-pid",
+	/* Written as ret or argN: see ks_key_value_name(). */
+	[KS_KEY_VALUE] = "value",
 };
+
+/**
+ * ks_key_value_name() - how KEY-NAME and the listing name key part ret/argN
+ * @buf: at least 8 bytes
+ * @v: the value
+ *
+ * Return: @buf, "ret" or "arg0".."arg4".
+ */
+char *ks_key_value_name(char *buf, const struct ks_value *v)
+{
+	if (v->arg == KS_VALUE_RET)
+		strscpy(buf, "ret", 8);
+	else
+		snprintf(buf, 8, "arg%u", v->arg);
+	return buf;
+}
 
 /**
  * ks_key_spec_print() - the key as written on a _control line
@@ -453,6 +489,20 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
 	for (i = 0; i < spec->n_parts; i++) {
 		u8 part = spec->parts[i];
 
+		if (part == KS_KEY_VALUE) {
+			char name[8];
+
+			len += scnprintf(buf + len, size - len, "%s%s", i ? "," : "",
+					 ks_key_value_name(name, &spec->value));
+			if (spec->value_log2)
+				len += scnprintf(buf + len, size - len, ":log2");
+			else if (spec->value.bits != 64 ||
+				 spec->value.is_signed != (spec->value.arg == KS_VALUE_RET))
+				len += scnprintf(buf + len, size - len, ":%c%u",
+						 spec->value.is_signed ? 's' : 'u',
+						 spec->value.bits);
+			continue;
+		}
 		len += scnprintf(buf + len, size - len, "%s%s", i ? "," : "",
 				 ks_key_part_names[part]);
 		if (ks_key_part_is_stack(part))
@@ -562,5 +612,6 @@ NOKPROBE_SYMBOL(ks_keys_has);
 NOKPROBE_SYMBOL(ks_keys_waker);
 NOKPROBE_SYMBOL(ks_keys_has_waker);
 NOKPROBE_SYMBOL(ks_keys_add);
+NOKPROBE_SYMBOL(ks_key_value);
 NOKPROBE_SYMBOL(ks_keys_record);
 NOKPROBE_SYMBOL(ks_keys_record_woken);

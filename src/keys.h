@@ -30,6 +30,8 @@ enum ks_key_part {
 	KS_KEY_WAKER_KSTACK,	/* the waker's kernel stack */
 	KS_KEY_WAKER_COMM,
 	KS_KEY_WAKER_PID,
+	/* An argument or the return value (ks_key_spec.value): ret, argN. */
+	KS_KEY_VALUE,
 	KS_KEY_NR_PARTS,
 };
 
@@ -39,20 +41,6 @@ enum ks_key_part {
 #define KS_DEPTH_MAX		32
 #define KS_SLOWEST_DEFAULT	8
 #define KS_SLOWEST_MAX		64
-
-/* What "key K[,K] keys N slowest N" asked for. */
-struct ks_key_spec {
-	u8 n_parts;			/* 0: no keyed rows */
-	u8 parts[KS_KEY_NR_PARTS];	/* in the order written */
-	u8 depth[3];			/* frames of kstack, end-kstack, waker-kstack */
-	u16 rows;			/* keys N */
-	u8 slowest;			/* slowest N */
-};
-
-#define KS_FILTER_PID	BIT(0)
-#define KS_FILTER_TGID	BIT(1)
-#define KS_FILTER_COMM	BIT(2)
-#define KS_FILTER_CPU	BIT(3)
 
 /* Arguments a handler can read, arg0..arg4 (compat.h: KS_MATCH_SOUND). */
 #define KS_ARGS			5
@@ -66,13 +54,47 @@ enum ks_value_op {
 	KS_VOP_MASK,		/* "&": any bit of the constant set */
 };
 
+/* A value a probe reads: an argument or the return value, and its type. */
+struct ks_value {
+	u8 arg;			/* 0..KS_ARGS - 1, or KS_VALUE_RET */
+	u8 bits;		/* 8, 16, 32 or 64 */
+	bool is_signed;
+};
+
+/*
+ * The register @raw read as @v's type: cut to its width, then
+ * sign-extended for a signed type (the upper bits of a 32-bit argument
+ * or return are not defined by the calling convention).
+ */
+static __always_inline u64 ks_value_of(const struct ks_value *v, u64 raw)
+{
+	if (v->bits == 64)
+		return raw;
+	raw &= GENMASK_ULL(v->bits - 1, 0);
+	return v->is_signed ? (u64)sign_extend64(raw, v->bits - 1) : raw;
+}
+
+/* What "key K[,K] keys N slowest N" asked for. */
+struct ks_key_spec {
+	u8 n_parts;			/* 0: no keyed rows */
+	u8 parts[KS_KEY_NR_PARTS];	/* in the order written */
+	u8 depth[3];			/* frames of kstack, end-kstack, waker-kstack */
+	u16 rows;			/* keys N */
+	u8 slowest;			/* slowest N */
+	struct ks_value value;		/* of KS_KEY_VALUE */
+	bool value_log2;		/* rows by power of two of the value */
+};
+
+#define KS_FILTER_PID	BIT(0)
+#define KS_FILTER_TGID	BIT(1)
+#define KS_FILTER_COMM	BIT(2)
+#define KS_FILTER_CPU	BIT(3)
+
 /* "if argN OP V" or "if ret OP V": a value against a constant. */
 struct ks_value_filter {
-	u8 arg;			/* 0..KS_ARGS - 1, or KS_VALUE_RET */
+	struct ks_value v;
 	u8 op;			/* enum ks_value_op */
-	u8 bits;		/* the value's width: 8, 16, 32 or 64 */
-	bool is_signed;
-	u64 constant;		/* as a value of that width, sign-extended */
+	u64 constant;		/* as a value of v's type, sign-extended */
 	char word[40];		/* as written, for the listing */
 };
 
@@ -93,18 +115,16 @@ struct ks_filter {
 static __always_inline bool ks_value_admits(const struct ks_value_filter *vf,
 					    u64 raw)
 {
-	u64 v = vf->bits == 64 ? raw : raw & GENMASK_ULL(vf->bits - 1, 0);
+	u64 v = ks_value_of(&vf->v, raw);
 	int cmp;
 
+	/* The constant of a mask has no bit past the type's width. */
 	if (vf->op == KS_VOP_MASK)
 		return v & vf->constant;
-	if (vf->is_signed) {
-		s64 sv = vf->bits == 64 ? (s64)v : sign_extend64(v, vf->bits - 1);
-
-		cmp = (sv > (s64)vf->constant) - (sv < (s64)vf->constant);
-	} else {
+	if (vf->v.is_signed)
+		cmp = ((s64)v > (s64)vf->constant) - ((s64)v < (s64)vf->constant);
+	else
 		cmp = (v > vf->constant) - (v < vf->constant);
-	}
 	switch (vf->op) {
 	case KS_VOP_EQ:
 		return !cmp;
@@ -128,8 +148,8 @@ static __always_inline bool ks_filter_args(const struct ks_filter *f,
 	unsigned int i;
 
 	for (i = 0; i < f->n_values; i++)
-		if (f->value[i].arg != KS_VALUE_RET &&
-		    !ks_value_admits(&f->value[i], arg[f->value[i].arg]))
+		if (f->value[i].v.arg != KS_VALUE_RET &&
+		    !ks_value_admits(&f->value[i], arg[f->value[i].v.arg]))
 			return false;
 	return true;
 }
@@ -141,7 +161,7 @@ static __always_inline bool ks_filter_ret(const struct ks_filter *f,
 	unsigned int i;
 
 	for (i = 0; i < f->n_values; i++)
-		if (f->value[i].arg == KS_VALUE_RET &&
+		if (f->value[i].v.arg == KS_VALUE_RET &&
 		    !ks_value_admits(&f->value[i], ret))
 			return false;
 	return true;
@@ -200,7 +220,7 @@ static inline bool ks_key_part_is_stack(enum ks_key_part part)
 /* Whether @part is one of the waker's (offcpu traces only). */
 static inline bool ks_key_part_is_waker(enum ks_key_part part)
 {
-	return part >= KS_KEY_WAKER_KSTACK;
+	return part >= KS_KEY_WAKER_KSTACK && part <= KS_KEY_WAKER_PID;
 }
 
 /* Whether @spec keys rows by @part. */
@@ -215,6 +235,20 @@ static inline bool ks_keys_spec_has(const struct ks_key_spec *spec,
 	return false;
 }
 
+/* Whether @spec keys rows by an argument, which a start must read. */
+static inline bool ks_keys_spec_on_arg(const struct ks_key_spec *spec)
+{
+	return ks_keys_spec_has(spec, KS_KEY_VALUE) &&
+	       spec->value.arg != KS_VALUE_RET;
+}
+
+/* Whether @spec keys rows by the return value. */
+static inline bool ks_keys_spec_on_ret(const struct ks_key_spec *spec)
+{
+	return ks_keys_spec_has(spec, KS_KEY_VALUE) &&
+	       spec->value.arg == KS_VALUE_RET;
+}
+
 struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec);
 void ks_keys_free(struct ks_keys *k);
 size_t ks_keys_bytes(const struct ks_keys *k);
@@ -224,11 +258,12 @@ u32 ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 		  const struct ks_anchor *anchor);
 u32 ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor);
 void ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
-		    struct task_struct *p, u64 value, u64 now);
+		    u64 raw, struct task_struct *p, u64 value, u64 now);
 void ks_keys_record_woken(struct ks_keys *k, u32 stack, u32 waker,
 			  struct task_struct *p, u64 value, u64 now);
 unsigned long ks_keys_other(const struct ks_keys *k);
 int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec);
+char *ks_key_value_name(char *buf, const struct ks_value *v);
 extern const struct file_operations ks_keys_fops;
 
 /*

@@ -139,6 +139,28 @@ static void ks_show_waker(struct seq_file *m, const struct ks_keys *k,
 	}
 }
 
+/* "ret -2", "arg2 4096", "arg2:log2 [4096, 8192)". */
+static void ks_show_value(struct seq_file *m, const struct ks_key_spec *spec,
+			  u64 value)
+{
+	char name[8];
+
+	ks_key_value_name(name, &spec->value);
+	if (!spec->value_log2)
+		seq_printf(m, spec->value.is_signed ? "\t%s %lld\n" : "\t%s %llu\n",
+			   name, value);
+	else if (value == KS_LOG2_NEGATIVE)
+		seq_printf(m, "\t%s:log2 [%lld, 0)\n", name,
+			   spec->value.bits == 64 ? S64_MIN :
+			   -(s64)BIT_ULL(spec->value.bits - 1));
+	else if (value == 64)
+		seq_printf(m, "\t%s:log2 [%llu, 18446744073709551616)\n", name,
+			   BIT_ULL(63));
+	else
+		seq_printf(m, "\t%s:log2 [%llu, %llu)\n", name,
+			   value ? BIT_ULL(value - 1) : 0, BIT_ULL(value));
+}
+
 static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
 			const struct ks_row_key *rk)
 {
@@ -165,6 +187,9 @@ static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
 			break;
 		case KS_KEY_CPU:
 			seq_printf(m, "\tcpu %u\n", rk->cpu);
+			break;
+		case KS_KEY_VALUE:
+			ks_show_value(m, &k->spec, rk->value);
 			break;
 		default:
 			ks_show_waker(m, k, part, rk->waker);

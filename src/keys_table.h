@@ -38,7 +38,11 @@ struct ks_row_key {
 	pid_t tgid;
 	u32 cpu;
 	char comm[TASK_COMM_LEN];
+	u64 value;		/* ret or argN; with :log2, ks_log2_row() */
 };
+
+/* A log2 row of a signed value below 0: [type's minimum, 0). */
+#define KS_LOG2_NEGATIVE	65
 
 /*
  * Who woke a blocked task: the waker-* parts of the key, interned at the

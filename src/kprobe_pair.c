@@ -24,12 +24,16 @@ static int notrace ks_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ks_kprobe_pair *pair = container_of(p, struct ks_kprobe_pair, start);
 	struct ks_trace *t = ks_trace_of(pair);
+	unsigned long arg[KS_ARGS];
 
-	if (unlikely(t->req.filter.on_args) &&
-	    !ks_filter_regs(&t->req.filter, regs))
-		return 0;
+	if (unlikely(t->req.reads_args)) {
+		ks_regs_args(regs, arg);
+		if (!ks_args_admit(t, arg))
+			return 0;
+	}
 	ks_section_start(t, current, ks_kprobe_level(p),
-			 ks_entry_return_address(regs));
+			 ks_entry_return_address(regs),
+			 unlikely(t->req.reads_args) ? arg : NULL);
 	return 0;
 }
 

@@ -20,40 +20,51 @@ static const void *ks_key(unsigned long i)
 	return (const void *)(0x10000UL + i * 64);
 }
 
+/* A tag of stack id @n whose raw value is derived from it. */
+static const struct ks_tag *ks_tag_fill(struct ks_tag *tag, u32 n)
+{
+	tag->stack = n;
+	tag->raw = ~0ULL - n;
+	return tag;
+}
+
+#define KS_TAG(n) ks_tag_fill(&(struct ks_tag){}, n)
+
 static void ks_test_starts_semantics(struct kunit *test)
 {
 	struct ks_starts *st = ks_starts_alloc(4);
 	u64 ts = 0;
-	u32 tag = 0;
+	struct ks_tag tag = {};
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 100, 7, true));
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 200, 7, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 100, KS_TAG(7), true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 200, KS_TAG(7), true));
 	/* Without replace the earlier start stays; with it the later wins. */
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 150, 7, false));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(1), 150, KS_TAG(7), false));
 	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
 	KUNIT_EXPECT_EQ(test, ts, 100);
 	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 250, 9, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(2), 250, KS_TAG(9), true));
 	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(2), &ts, &tag));
 	KUNIT_EXPECT_EQ(test, ts, 250);
 	/* The tag comes back with its start. */
-	KUNIT_EXPECT_EQ(test, tag, 9);
+	KUNIT_EXPECT_EQ(test, tag.stack, 9);
+	KUNIT_EXPECT_EQ(test, tag.raw, ~0ULL - 9);
 	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(2), &ts, &tag));
 	/* drop forgets a start. */
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(3), 300, 7, false));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(3), 300, KS_TAG(7), false));
 	ks_starts_drop(st, ks_key(3));
 	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(3), &ts, &tag));
 	/* maxactive 4: 8 slots, so 8 starts in flight fit and a ninth does not. */
 	for (ts = 10; ts < 18; ts++)
-		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(ts), ts, 7, true));
-	KUNIT_EXPECT_FALSE(test, ks_starts_put(st, ks_key(18), 18, 7, true));
+		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(ts), ts, KS_TAG(7), true));
+	KUNIT_EXPECT_FALSE(test, ks_starts_put(st, ks_key(18), 18, KS_TAG(7), true));
 	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(12), &ts, &tag));
 	KUNIT_EXPECT_EQ(test, ts, 12);
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(18), 18, 7, true));
-	/* 8 slots of 24 bytes (key, ts, tag) and the header, as kmalloc holds them. */
-	KUNIT_EXPECT_EQ(test, ks_starts_bytes(st), kmalloc_size_roundup(8 * 24 + 8));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(18), 18, KS_TAG(7), true));
+	/* 8 slots of 32 bytes (key, ts, tag, depth) and the header, as kmalloc holds them. */
+	KUNIT_EXPECT_EQ(test, ks_starts_bytes(st), kmalloc_size_roundup(8 * 32 + 8));
 	ks_starts_free(st);
 }
 
@@ -62,18 +73,18 @@ static void ks_test_starts_nest(struct kunit *test)
 {
 	struct ks_starts *st = ks_starts_alloc(16);
 	u64 ts = 0, i;
-	u32 tag = 0;
+	struct ks_tag tag = {};
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	for (i = 0; i < KS_STARTS_DEPTH; i++)
-		KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(1), 100 + i, i), 0);
-	KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(1), 999, 0), -E2BIG);
+		KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(1), 100 + i, KS_TAG(i)), 0);
+	KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(1), 999, KS_TAG(0)), -E2BIG);
 	/* Another key is not affected by the first one's depth. */
-	KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(2), 50, 0), 0);
+	KUNIT_EXPECT_EQ(test, ks_starts_push(st, ks_key(2), 50, KS_TAG(0)), 0);
 	for (i = KS_STARTS_DEPTH; i-- > 0;) {
 		KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
 		KUNIT_EXPECT_EQ(test, ts, 100 + i);
-		KUNIT_EXPECT_EQ(test, tag, i);
+		KUNIT_EXPECT_EQ(test, tag.stack, i);
 	}
 	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(1), &ts, &tag));
 	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, ks_key(2), &ts, &tag));
@@ -92,7 +103,7 @@ static void ks_test_starts_keep_past_tomb(struct kunit *test)
 	const void *x = NULL, *a = NULL;
 	unsigned long i;
 	u64 ts = 0;
-	u32 tag = 0;
+	struct ks_tag tag = {};
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	for (i = 0; i < 64 && !a; i++) {
@@ -104,13 +115,13 @@ static void ks_test_starts_keep_past_tomb(struct kunit *test)
 			a = ks_key(i);
 	}
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, x, 500, 1, true));
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, a, 1000, 2, true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, x, 500, KS_TAG(1), true));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, a, 1000, KS_TAG(2), true));
 	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, x, &ts, &tag));
-	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, a, 5000, 3, false));
+	KUNIT_EXPECT_TRUE(test, ks_starts_put(st, a, 5000, KS_TAG(3), false));
 	KUNIT_EXPECT_TRUE(test, ks_starts_take(st, a, &ts, &tag));
 	KUNIT_EXPECT_EQ(test, ts, 1000);
-	KUNIT_EXPECT_EQ(test, tag, 2);
+	KUNIT_EXPECT_EQ(test, tag.stack, 2);
 	KUNIT_EXPECT_FALSE(test, ks_starts_take(st, a, &ts, &tag));
 	ks_starts_free(st);
 }
@@ -125,16 +136,16 @@ static void ks_test_starts_churn(struct kunit *test)
 	struct ks_starts *st = ks_starts_alloc(64);
 	unsigned long i;
 	u64 ts;
-	u32 tag;
+	struct ks_tag tag;
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	for (i = 0; i < 10000; i++) {
-		KUNIT_ASSERT_TRUE(test, ks_starts_put(st, ks_key(i), i, 7, true));
+		KUNIT_ASSERT_TRUE(test, ks_starts_put(st, ks_key(i), i, KS_TAG(7), true));
 		KUNIT_ASSERT_TRUE(test, ks_starts_take(st, ks_key(i), &ts, &tag));
 		KUNIT_ASSERT_EQ(test, ts, i);
 	}
 	for (i = 20000; i < 20064; i++)
-		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(i), i, 7, false));
+		KUNIT_EXPECT_TRUE(test, ks_starts_put(st, ks_key(i), i, KS_TAG(7), false));
 	for (i = 30000; i < 31000; i++)
 		KUNIT_EXPECT_FALSE(test, ks_starts_take(st, ks_key(i), &ts, &tag));
 	for (i = 20000; i < 20064; i++) {
@@ -159,9 +170,9 @@ static void ks_hammer_once(void)
 {
 	const void *key = ks_key(7);
 	u64 start, end;
-	u32 tag;
+	struct ks_tag tag;
 
-	ks_starts_put(ks_hammer.st, key, ktime_get_mono_fast_ns(), 7, true);
+	ks_starts_put(ks_hammer.st, key, ktime_get_mono_fast_ns(), KS_TAG(7), true);
 	if (!ks_starts_take(ks_hammer.st, key, &start, &tag))
 		return;
 	end = ktime_get_mono_fast_ns();

@@ -54,13 +54,17 @@ static __always_inline const void *ks_match_key(unsigned long value)
 	return (const void *)(value > 2 ? value : value | BIT(BITS_PER_LONG - 1));
 }
 
+/*
+ * A start on the object @value; @raw is what key argN reads, @ret the
+ * start function's return address (see ks_anchor) or 0.
+ */
 static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
-				     unsigned long ret)
+				     unsigned long raw, unsigned long ret)
 {
 	const void *key = ks_match_key(value);
+	struct ks_tag tag = { .raw = raw };
 	u8 *busy;
 	u64 now;
-	u32 stack;
 
 	/*
 	 * Filters are on the start: the end may be in any task. A start in
@@ -75,11 +79,11 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 		ks_lost(t, &t->nested_start);
 		return;
 	}
-	stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
+	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
 	now = ks_now();
 	if (ks_starts_drop(t->starts, key))
 		ks_lost(t, &t->replaced);
-	if (ks_starts_push(t->starts, key, now, stack)) {
+	if (ks_starts_push(t->starts, key, now, &tag)) {
 		/* No room: starts too old to be waited for give way. */
 		/* Saturating: expire may exceed the time since boot. */
 		u64 before = now > t->req.match.expire_ns ?
@@ -88,7 +92,7 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 
 		if (old && READ_ONCE(t->dur->active))
 			atomic_long_add(old, &t->expired);
-		if (!old || ks_starts_push(t->starts, key, now, stack))
+		if (!old || ks_starts_push(t->starts, key, now, &tag))
 			ks_lost(t, &t->table_full);
 	}
 	ks_leave(busy);
@@ -97,9 +101,9 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 static void notrace ks_matched_end(struct ks_trace *t, unsigned long value,
 				   unsigned long ret)
 {
+	struct ks_tag tag;
 	u64 now, start;
 	u8 *busy;
-	u32 stack;
 
 	busy = ks_enter();
 	if (!busy) {
@@ -107,14 +111,14 @@ static void notrace ks_matched_end(struct ks_trace *t, unsigned long value,
 		return;
 	}
 	now = ks_now();
-	if (!ks_starts_take(t->starts, ks_match_key(value), &start, &stack)) {
+	if (!ks_starts_take(t->starts, ks_match_key(value), &start, &tag)) {
 		/* With a filter, a missing start may be one it left out. */
 		if (!t->req.filter.has && !t->req.filter.n_values)
 			atomic_long_inc(&t->no_start);
 	} else if (now > start && now - start > t->req.match.expire_ns) {
 		ks_lost(t, &t->expired);
 	} else {
-		ks_record_span(t, current, start, now, stack,
+		ks_record_span(t, current, start, now, &tag,
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
 	}
 	ks_leave(busy);
@@ -125,12 +129,19 @@ static void notrace ks_matched_end(struct ks_trace *t, unsigned long value,
 static int notrace ks_mkp_start(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ks_trace *t = ks_trace_of(container_of(p, struct ks_matched, kp[0]));
+	unsigned long arg[KS_ARGS];
 
-	if (unlikely(t->req.filter.on_args) &&
-	    !ks_filter_regs(&t->req.filter, regs))
+	if (unlikely(t->req.reads_args)) {
+		ks_regs_args(regs, arg);
+		if (!ks_args_admit(t, arg))
+			return 0;
+		ks_matched_start(t, arg[t->req.match.start_arg],
+				 arg[t->req.keys.value.arg % KS_ARGS],
+				 ks_entry_return_address(regs));
 		return 0;
+	}
 	ks_matched_start(t, regs_get_kernel_argument(regs, t->req.match.start_arg),
-			 ks_entry_return_address(regs));
+			 0, ks_entry_return_address(regs));
 	return 0;
 }
 
@@ -206,11 +217,11 @@ static void notrace ks_mtp_start(void *data, unsigned long a0,
 	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
 	struct ks_trace *t = data;
 
-	if (unlikely(t->req.filter.on_args) &&
-	    !ks_filter_args(&t->req.filter, arg))
+	if (unlikely(t->req.reads_args) && !ks_args_admit(t, arg))
 		return;
 	preempt_disable_notrace();
-	ks_matched_start(t, arg[t->req.match.start_arg], 0);
+	ks_matched_start(t, arg[t->req.match.start_arg],
+			 arg[t->req.keys.value.arg % KS_ARGS], 0);
 	preempt_enable_notrace();
 }
 

@@ -116,8 +116,8 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 		      ks_offcpu_state(&t->req.offcpu, KS_SCHED_SWITCH_STATE) &&
 		      ks_offcpu_admits(t, prev);
 	u8 *busy = ks_enter();
+	struct ks_tag stack, waker;
 	u64 now, out, wake;
-	u32 stack, waker;
 	bool woke;
 
 	if (!busy) {
@@ -134,17 +134,17 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	/* No start: the wait began before the trace, or was filtered out. */
 	if (!is_idle_task(next) && ks_starts_take(t->starts, next, &out, &stack)) {
 		woke = ks_starts_take(oc->wakes, next, &wake, &waker);
-		ks_offcpu_end(t, next, out, woke, wake, now, stack,
-			      woke ? waker : 0);
+		ks_offcpu_end(t, next, out, woke, wake, now, stack.stack,
+			      woke ? waker.stack : 0);
 		ks_gap_end(t, now);
 	}
 	if (sleeps) {
 		/* next's wait ended at now; prev's starts after its stack. */
-		stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
+		stack.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
 		if (t->keys)
 			now = ks_now();
 		ks_gap_begin(t, now);
-		ks_put_start(t, prev, now, stack, true);
+		ks_put_start(t, prev, now, stack.stack, true);
 	}
 	ks_leave(busy);
 }
@@ -160,8 +160,8 @@ static void notrace ks_offcpu_waking(void *data, struct task_struct *p)
 {
 	struct ks_trace *t = data;
 	struct ks_offcpu *oc = ks_offcpu(t);
+	struct ks_tag waker = {};
 	u8 *busy;
-	u32 waker;
 	u64 now;
 
 	preempt_disable_notrace();
@@ -175,9 +175,9 @@ static void notrace ks_offcpu_waking(void *data, struct task_struct *p)
 		goto out;
 	}
 	/* The waker's stack first: the wait goes on while it is taken. */
-	waker = ks_keys_waker(t->keys, &t->anchor[0]);
+	waker.stack = ks_keys_waker(t->keys, &t->anchor[0]);
 	now = ks_now();
-	if (!ks_starts_put(oc->wakes, p, now, waker, true)) {
+	if (!ks_starts_put(oc->wakes, p, now, &waker, true)) {
 		ks_starts_drop(t->starts, p);
 		ks_lost(t, &t->table_full);
 	}

@@ -124,6 +124,8 @@ struct ks_trace_req {
 	struct ks_filter filter;	/* pid, tgid, comm, cpu */
 	struct ks_offcpu_req offcpu;	/* the offcpu word and its keywords */
 	struct ks_match_req match;	/* match and expire */
+	bool reads_args;	/* if argN or key argN: a start reads its arguments */
+	bool reads_ret;		/* if ret or key ret: a return reads its value */
 	bool resolved;			/* by ks_resolve_points() */
 	char why[256];			/* the parser's reason for a refusal */
 };

@@ -104,8 +104,8 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	struct ks_trace *t = data;
 	const struct ks_filter *f = &t->req.filter;
 	u8 *busy = ks_enter();
+	struct ks_tag tag;
 	u64 now, start;
-	u32 stack;
 
 	if (!busy) {
 		ks_lost(t, &t->nested_end);
@@ -118,9 +118,9 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	 * queue's CPU, this one: elsewhere the start still goes.
 	 */
 	if (!is_idle_task(next) && ks_filter_task(f, next) &&
-	    ks_starts_take(t->starts, next, &start, &stack) &&
+	    ks_starts_take(t->starts, next, &start, &tag) &&
 	    ks_filter_cpu(f)) {
-		ks_record_span(t, next, start, now, stack,
+		ks_record_span(t, next, start, now, &tag,
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], 0));
 		ks_gap_end(t, now);
 	}
@@ -131,7 +131,8 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 		 * next's wait ended at now; with a key, prev's starts after
 		 * next's row and prev's stack are done (see hotpath.c).
 		 */
-		stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
+		u32 stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
+
 		if (t->keys)
 			now = ks_now();
 		ks_put_start(t, prev, now, stack, true);
@@ -177,6 +178,11 @@ static int ks_runq_resolve(struct ks_trace *t)
 
 	if (t->req.filter.n_values) {
 		ks_err_ratelimited("trace %s: if: a run-queue wait is the scheduler's; it has no arguments to compare\n",
+				   t->req.name);
+		return -EINVAL;
+	}
+	if (ks_keys_spec_has(&t->req.keys, KS_KEY_VALUE)) {
+		ks_err_ratelimited("trace %s: key ret/argN: a run-queue wait is the scheduler's; it has no arguments to key on\n",
 				   t->req.name);
 		return -EINVAL;
 	}

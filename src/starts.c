@@ -36,7 +36,8 @@
 struct ks_start {
 	unsigned long key;
 	u64 ts;
-	u32 tag;	/* the caller's, carried from put to take */
+	u64 raw;	/* the caller's tag, carried from put to take */
+	u32 stack;
 	u32 depth;	/* of a nested start: open starts of its key before it */
 };
 
@@ -61,8 +62,8 @@ static __always_inline struct ks_start *ks_at(struct ks_starts *st, u32 home,
  * ks_starts_alloc() - allocate an empty start table
  * @maxactive: sections the trace expects in flight at once, 1..4096
  *
- * The table has roundup_pow_of_two(2 * @maxactive) slots of 24 bytes
- * (16 on 32-bit kernels).
+ * The table has roundup_pow_of_two(2 * @maxactive) slots of 32 bytes
+ * (28 on 32-bit kernels).
  *
  * Context: process context; may sleep.
  * Return: the table, or NULL when out of memory.
@@ -111,8 +112,9 @@ size_t ks_starts_bytes(const struct ks_starts *st)
  */
 unsigned int notrace ks_starts_drop(struct ks_starts *st, const void *key)
 {
-	u32 home = ks_home(st, key), n, tag;
+	u32 home = ks_home(st, key), n;
 	unsigned int dropped = 0;
+	struct ks_tag tag;
 	u64 ts;
 
 	for (n = 0; n < st->window; n++) {
@@ -195,7 +197,8 @@ static u32 notrace ks_starts_depth(struct ks_starts *st, u32 home,
 
 /* Claims a free slot of @key's window for a start at @depth. */
 static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
-				    const void *key, u64 ts, u32 tag, u32 depth)
+				    const void *key, u64 ts,
+				    const struct ks_tag *tag, u32 depth)
 {
 	u32 n;
 
@@ -208,7 +211,8 @@ static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
 		if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
 			continue;
 		WRITE_ONCE(s->ts, ts);
-		WRITE_ONCE(s->tag, tag);
+		WRITE_ONCE(s->raw, tag->raw);
+		WRITE_ONCE(s->stack, tag->stack);
 		WRITE_ONCE(s->depth, depth);
 		/* Pairs with the cmpxchg in ks_starts_take(): ts first. */
 		smp_store_release(&s->key, (unsigned long)key);
@@ -222,7 +226,7 @@ static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
  * @st: the table
  * @key: the task
  * @ts: the start, in ns
- * @tag: kept with it, for ks_starts_take() (a stack id)
+ * @tag: kept with it, for ks_starts_take()
  * @replace: a start already recorded for @key is replaced; if false,
  *           the earlier start is kept and @ts is ignored
  *
@@ -234,7 +238,7 @@ static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
  * not recorded and the caller counts a miss.
  */
 bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
-			   u32 tag, bool replace)
+			   const struct ks_tag *tag, bool replace)
 {
 	u32 home = ks_home(st, key);
 
@@ -250,7 +254,7 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
  * @st: the table
  * @key: the task and its context level
  * @ts: the start, in ns
- * @tag: kept with it, for ks_starts_take() (a stack id)
+ * @tag: kept with it, for ks_starts_take()
  *
  * Sections of one key nest as calls do: ks_starts_take() returns the
  * innermost, so an end closes the last start before it.
@@ -263,7 +267,7 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
  * start is not recorded and the caller counts a miss.
  */
 int notrace ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
-			   u32 tag)
+			   const struct ks_tag *tag)
 {
 	u32 home = ks_home(st, key), depth = ks_starts_depth(st, home, key);
 
@@ -285,7 +289,7 @@ int notrace ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
  * Return: true if a start was found and removed.
  */
 bool notrace ks_starts_take(struct ks_starts *st, const void *key, u64 *ts,
-			    u32 *tag)
+			    struct ks_tag *tag)
 {
 	u32 home = ks_home(st, key), n;
 	struct ks_start *inner;
@@ -311,7 +315,8 @@ again:
 	if (!try_cmpxchg(&inner->key, &v, KS_KEY_BUSY))
 		goto again;	/* taken meanwhile, by another CPU */
 	*ts = READ_ONCE(inner->ts);
-	*tag = READ_ONCE(inner->tag);
+	tag->raw = READ_ONCE(inner->raw);
+	tag->stack = READ_ONCE(inner->stack);
 	/* The slot may be reused only after ts is read. */
 	smp_store_release(&inner->key, KS_KEY_TOMB);
 	return true;

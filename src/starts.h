@@ -17,13 +17,21 @@
 
 struct ks_starts;
 
+/* What a start hands to its end, besides its time. */
+struct ks_tag {
+	u64 raw;	/* the register key argN reads, read at the start */
+	u32 stack;	/* a stack id (key kstack), or a waker id */
+};
+
 struct ks_starts *ks_starts_alloc(unsigned int maxactive);
 void ks_starts_free(struct ks_starts *st);
 size_t ks_starts_bytes(const struct ks_starts *st);
-bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts, u32 tag,
-		   bool replace);
-int ks_starts_push(struct ks_starts *st, const void *key, u64 ts, u32 tag);
-bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts, u32 *tag);
+bool ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
+		   const struct ks_tag *tag, bool replace);
+int ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
+		   const struct ks_tag *tag);
+bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts,
+		    struct ks_tag *tag);
 unsigned int ks_starts_drop(struct ks_starts *st, const void *key);
 unsigned int ks_starts_expire(struct ks_starts *st, const void *key,
 			      u64 before);

@@ -28,7 +28,7 @@ struct ks_tracepoint_pair {
 	struct ks_tp_probe probe[2];
 };
 
-/* With the tracepoint's first arguments, for "if argN" (see matched.c). */
+/* With the tracepoint's first arguments, for if and key argN (matched.c). */
 static void notrace ks_tp_start(void *data, unsigned long a0,
 				unsigned long a1, unsigned long a2,
 				unsigned long a3, unsigned long a4)
@@ -36,11 +36,10 @@ static void notrace ks_tp_start(void *data, unsigned long a0,
 	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
 	struct ks_trace *t = data;
 
-	if (unlikely(t->req.filter.on_args) &&
-	    !ks_filter_args(&t->req.filter, arg))
+	if (unlikely(t->req.reads_args) && !ks_args_admit(t, arg))
 		return;
 	preempt_disable_notrace();
-	ks_section_start(t, current, interrupt_context_level(), 0);
+	ks_section_start(t, current, interrupt_context_level(), 0, arg);
 	preempt_enable_notrace();
 }
 

@@ -43,6 +43,10 @@ BAD_LINES = [
     ("comm abcdefghijklmnopq", "longer than the 15 bytes"),
     ("cpu 4096", "cpu 4096: this machine's CPUs are 0..1"),
     ("cpu 1 cpu 1", "keyword cpu given twice"),
+    ("key ret,arg1", "key arg1: a key has one value part (ret or argN)"),
+    ("key arg5", "key 'arg5': expected"),
+    ("key arg1:log3", "key arg1:log3: expected log2 or a type"),
+    ("key ret end kst_target_recurse", "key ret: a return value is a function's"),
 ]
 
 
@@ -169,6 +173,22 @@ ctl "trace frq start sched_wakeup end sched_switch comm kswF key comm"
 show KEY-frq
 listing frq
 ctl "remove frq"
+step values
+ctl "trace kr start kst_ret_long key ret"
+ctl "trace kl start kst_ret_long key arg1:log2"
+ctl "trace ki start kst_ret_int key ret:s32"
+ctl "trace kc start kst_ret_long if ret<0 key comm,ret"
+ctl "trace ka start kst_ret_long method kretprobe key arg0 keys 100"
+ctl "trace kp start kst_obj_begin end kst_obj_end key arg0"
+ctl "trace km start kst_obj_begin end kst_obj_end match arg0 key arg0"
+ctl "trace kw start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$ key arg2"
+ctl "trace bx offcpu key arg0"
+ctl "trace bx start sched_wakeup end sched_switch key arg0"
+listing values
+tgt "ret 100"
+for i in 0 1 2 3 3 3; do tgt "objpair $i"; done
+tgt "work 7"
+for n in kr kl ki kc ka kp km kw; do show KEY-$n; ctl "remove $n"; done
 step errors
 """)
     for words, _ in BAD_LINES:
@@ -355,6 +375,80 @@ def parse_key_node(lines):
     return node
 
 
+def log2_row(v):
+    """The row of v under key argN:log2, as the README defines it."""
+    b = v.bit_length()
+    return "[0, 1)" if b == 0 else "[%d, %d)" % (1 << (b - 1), 1 << b)
+
+
+def check_values(r, st, lines):
+    """Rows keyed by a return value or an argument: exact counts.
+    The target's "ret 100" calls kst_ret_long(i, 1000 i) for i = 0..99,
+    which returns -EAGAIN (-11) for i % 4 == 0, -ENOENT (-2) for
+    i % 4 == 1, else 1000 i; and kst_ret_int(i), an int function
+    returning the same errors, else i."""
+    kn, c = key_nodes(st), {cmd: (rc, err) for cmd, rc, err in ctls(st)}
+    r.check(all(rc == "0" for cmd, (rc, _) in c.items() if " bx " not in cmd + " "),
+            "values: every keyed trace accepted", str(c))
+
+    def rows(name, part):
+        node = kn.get(name, [None])[0]
+        if not node:
+            return None, None
+        got = {}
+        for x in node["rows"]:
+            got[x["parts"].get(part)] = got.get(x["parts"].get(part), 0) + x["count"]
+        return node, got
+
+    errs = {i: (-11 if i % 4 == 0 else -2) for i in range(100) if i % 4 < 2}
+    for name, part, want, what in (
+            ("kr", "ret", {str(errs.get(i, 1000 * i)) for i in range(100)},
+             "key ret: a row per return value, -11 and -2 25 calls each"),
+            ("ki", "ret", {str(errs.get(i, i)) for i in range(100)},
+             "key ret:s32 of an int function: -11 and -2, not 2^32 - 11"),
+            ("ka", "arg0", {str(i) for i in range(100)},
+             "key arg0 by kretprobe: a row per argument")):
+        node, got = rows(name, part)
+        exp = {}
+        for i in range(100):
+            v = str(errs.get(i, 1000 * i if name == "kr" else i)) if name != "ka" else str(i)
+            exp[v] = exp.get(v, 0) + 1
+        r.check(node and got == exp and set(exp) == want and node["other"]["count"] == 0,
+                "%s: exact counts (%d rows)" % (what, len(exp)),
+                "%s" % (sorted(got.items())[:8] if got else node))
+    node, got = rows("kl", "arg1:log2")
+    exp = {}
+    for i in range(100):
+        exp[log2_row(1000 * i)] = exp.get(log2_row(1000 * i), 0) + 1
+    r.check(node and got == exp and node["header"].get("key") == "arg1:log2",
+            "key arg1:log2: a row per power of two of 1000 i, [LO, HI) (%d rows)" % len(exp),
+            str(got))
+    node, got = rows("kc", "ret")
+    r.check(node and got == {"-11": 25, "-2": 25} and len({x["parts"].get("comm")
+                                                           for x in node["rows"]}) == 1,
+            "if ret<0 key comm,ret: only the failures, a row per errno", str(got))
+    for name, what in (("kp", "a kprobe pair keyed by arg0 at its start"),
+                       ("km", "a pair matched on arg0 and keyed by it")):
+        node, got = rows(name, "arg0")
+        r.check(node and sorted(got.values()) == [1, 1, 1, 3] and
+                all(int(v) > 0xffff000000000000 for v in got),
+                "%s: a row per object (kernel addresses), 3 rounds on one of them" % what,
+                str(got))
+    node, got = rows("kw", "arg2")
+    r.check(node and list(got.values()) == [7] and node["header"].get("key") == "arg2",
+            "a matched tracepoint pair keyed by its start's arg2 (the work item): one row of 7",
+            str(got))
+    lv = " ".join(listings(st).get("values", []))
+    r.check(" key ret " in lv and " key arg1:log2 " in lv and " key ret:s32 " in lv and
+            " key comm,ret " in lv, "the listing shows the value parts of each key", lv)
+    for cmd, text in (("trace bx offcpu key arg0", "key: an off-CPU wait has no arguments to key on"),
+                      ("trace bx start sched_wakeup end sched_switch key arg0",
+                       "key ret/argN: a run-queue wait is the scheduler's")):
+        r.check(c.get(cmd, ("?", ""))[1] == "Invalid argument" and
+                any(("kstats: trace bx: " + text) in l for l in lines),
+                "%s -> EINVAL, dmesg: %s" % (cmd.split(" ", 2)[2], text), str(c.get(cmd)))
+
+
 def flames(step_lines):
     """(name, flag) -> folded lines printed by kstats flame, and its rc."""
     res, cur, key = {}, None, None
@@ -417,7 +511,7 @@ def check(logpath):
             "modules load and every workload command succeeds",
             str([l for l in lines if "FAIL" in l][:5]))
     want = ["paths-" + m for m in function_methods(series, arch)] + \
-        ["pairs", "other", "runq-comm", "slowest", "filters", "errors", "churn",
+        ["pairs", "other", "runq-comm", "slowest", "filters", "values", "errors", "churn",
          "keycost", "done"]
     for s in want:
         r.check(s in steps, "step %s reached" % s)
@@ -628,6 +722,8 @@ def check(logpath):
                 "filter comm on run-queue latency: only kswF's waits (%d in [%d, %d+%d+%d])"
                 % (got, nv, nv, niv, SLACK), str(kq["rows"]))
     r.check(missed_of(ls.get("frq", []), "frq") == 0, "filter on run-queue latency: nothing missed")
+
+    check_values(r, steps["values"], lines)
 
     # Bad lines: EINVAL, the reason in dmesg, nothing left behind.
     st = steps["errors"]

@@ -603,14 +603,18 @@ void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 
 const char *const ks_kpart_names[KS_KP_NR] = {
 	"kstack", "end-kstack", "comm", "pid", "tgid", "cpu",
-	"waker-kstack", "waker-comm", "waker-pid"
+	"waker-kstack", "waker-comm", "waker-pid", "value"
 };
 
+/* The part @s names, up to @len: "ret" and "argN" are KS_KP_VALUE. */
 static int kpart_of(const char *s, size_t len)
 {
 	int i;
 
-	for (i = 0; i < KS_KP_NR; i++)
+	if ((len == 3 && !strncmp(s, "ret", 3)) ||
+	    (len == 4 && !strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9'))
+		return KS_KP_VALUE;
+	for (i = 0; i < KS_KP_VALUE; i++)
 		if (strlen(ks_kpart_names[i]) == len &&
 		    !strncmp(s, ks_kpart_names[i], len))
 			return i;
@@ -704,8 +708,8 @@ static int parse_key_header(char *line, struct ks_keynode *k)
 		uint64_t depth;
 		unsigned int j;
 
-		if (p < 0 || (colon && (!ks_kpart_is_stack(p) ||
-					parse_u64(colon + 1, &depth))))
+		if (p < 0 || (colon && p != KS_KP_VALUE &&
+			      (!ks_kpart_is_stack(p) || parse_u64(colon + 1, &depth))))
 			return -1;
 		for (j = 0; j < k->n_key; j++)
 			if (k->key_part[j] == (enum ks_kpart)p)
@@ -781,11 +785,15 @@ static int parse_slow(char *rest, struct ks_kslow *s)
 	return seen == 31 ? 0 : -1;
 }
 
-/* "\tkstack", "\tcomm sh", "\tpid 143": one part of a row's key. */
+/*
+ * "\tkstack", "\tcomm sh", "\tpid 143", "\tret -11", "\targ2:log2 [4, 8)":
+ * one part of a row's key.
+ */
 static int parse_kpart(char *s, struct ks_kval *v, size_t n_frames)
 {
 	char *sp = strchr(s, ' ');
-	int p = kpart_of(s, sp ? (size_t)(sp - s) : strlen(s));
+	size_t name = strcspn(s, " :");
+	int p = kpart_of(s, name);
 	uint64_t u;
 
 	memset(v, 0, sizeof(*v));
@@ -809,6 +817,13 @@ static int parse_kpart(char *s, struct ks_kval *v, size_t n_frames)
 		if (!sp || parse_u64(sp + 1, &u) || u > UINT32_MAX)
 			return -1;
 		v->num = (long long)u;
+		return 0;
+	case KS_KP_VALUE:
+		if (!sp || !sp[1])
+			return -1;
+		*sp = 0;
+		v->name = s;
+		v->text = sp + 1;
 		return 0;
 	default:
 		return !sp || parse_ll(sp + 1, &v->num) ? -1 : 0;
@@ -1114,12 +1129,14 @@ static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *
 	unsigned int i;
 	size_t j;
 
-	/* comm, pid, tgid, cpu first, in the order of the key. */
+	/* comm, pid, tgid, cpu, ret/argN first, in the order of the key. */
 	for (i = 0; i < row->n_parts; i++) {
 		const struct ks_kval *v = &row->part[i];
 
 		if (v->part == KS_KP_COMM)
 			clean_copy(fr, sizeof(fr), v->comm, strlen(v->comm));
+		else if (v->part == KS_KP_VALUE)
+			snprintf(fr, sizeof(fr), "%s %s", v->name, v->text);
 		else if (v->part > KS_KP_COMM && v->part <= KS_KP_CPU)
 			snprintf(fr, sizeof(fr), "%s %lld",
 				 ks_kpart_names[v->part], v->num);

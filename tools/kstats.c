@@ -948,7 +948,8 @@ static int cmd_trace(int argc, char **argv)
 		      "       kstats trace NAME offcpu [state any|S|D] [min NS] [max NS]\n"
 		      "                   [tasks all|user|kernel] [key K[,K]] ... (no start, end, method)\n"
 		      "Writes \"trace WORDS\" to _control: the same words (README, kstats(8)).\n"
-		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid or cpu; rows in KEY-NAME;\n"
+		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid, cpu, ret[:T], argN[:T] or\n"
+		      "argN:log2 (T: s8..s64, u8..u64); rows in KEY-NAME;\n"
 		      "off-CPU traces also waker-kstack[:D], waker-comm, waker-pid.\n"
 		      "V: argN or ret, [:s8..s64|:u8..u64], == != < <= > >= &, a number ('ret<0':\n"
 		      "quote it from the shell).\n",

@@ -549,6 +549,23 @@ static void test_key_parse(void)
 	EQ_U64(k.slow[7].n_parts, 2);
 	ks_keynode_free(&k);
 
+	/* KEY-ret, KEY-log2: value parts; folded, they are frames. */
+	kload("keys/KEY-ret", &k);
+	EQ_U64(k.n_key, 2);
+	CHECK(k.key_part[1] == KS_KP_VALUE, "part 1 is a value");
+	EQ_U64(k.n_rows, 2);
+	EQ_STR(k.row[0].part[1].name, "ret");
+	EQ_STR(k.row[0].part[1].text, "-11");
+	EQ_STR(k.row[1].part[1].text, "-2");
+	ks_keynode_free(&k);
+	kload("keys/KEY-log2", &k);
+	EQ_STR(k.key, "arg1:log2");
+	CHECK(k.key_part[0] == KS_KP_VALUE, "part 0 is a value");
+	EQ_U64(k.n_rows, 9);
+	EQ_STR(k.row[1].part[0].name, "arg1:log2");
+	EQ_STR(k.row[1].part[0].text, "[65536, 131072)");
+	ks_keynode_free(&k);
+
 	/* Hand-written: every non-stack part, escapes, a key order of its own. */
 	kload("keys/KEY-parts", &k);
 	EQ_U64(k.n_key, 5);
@@ -730,6 +747,21 @@ static void test_fold(void)
 	out = NULL;
 	CAPTURE(out, ks_fold(f, &k, true));
 	EQ_STR(out, parts_count);
+	free(out);
+	ks_keynode_free(&k);
+
+	/* Value parts are frames after comm: "ret -11", "arg1:log2 [LO, HI)". */
+	kload("keys/KEY-ret", &k);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, true));
+	EQ_STR(out, "sh;ret -11 25\nsh;ret -2 25\n");
+	free(out);
+	ks_keynode_free(&k);
+	kload("keys/KEY-log2", &k);
+	out = NULL;
+	CAPTURE(out, n = ks_fold(f, &k, true));
+	EQ_U64(n, 9);
+	CHECK(strstr(out, "arg1:log2 [65536, 131072) 34\n") != NULL, "a log2 row folds to one frame");
 	free(out);
 	ks_keynode_free(&k);
 

@@ -224,8 +224,8 @@ class Metric:
         largest total first: dicts with total, count, avg, p50, p99, min,
         max (ints, ns but count) and the key's parts, "kstack",
         "end-kstack" and "waker-kstack" (frames, leaf first), "comm" and
-        "waker-comm" (unescaped), "pid", "tgid", "cpu", "waker-pid" (see
-        parse_keys()). [] when there is no KEY-NAME (a
+        "waker-comm" (unescaped), "pid", "tgid", "cpu", "waker-pid", "ret",
+        "argN" (ints), "argN:log2" ((lo, hi)) (see parse_keys()). [] when there is no KEY-NAME (a
         client metric, a trace without key or slowest) or the trace has no
         key. Errors as read() (ParseError for a text off the format)."""
         path = os.path.join(self._dir, KEY_PREFIX + self.name)

@@ -282,6 +282,19 @@ def parse(text: str) -> Node:
 KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cpu",
                                "waker-kstack", "waker-comm", "waker-pid")
 _STACK_PARTS = ("kstack", "end-kstack", "waker-kstack")
+# Key parts on a value: "ret", "argN", and "argN:log2" (or "ret:log2").
+_VALUE_PART_RE = re.compile(r"(ret|arg[0-9])(:log2)?")
+_LOG2_RE = re.compile(r"\[(-?[0-9]+), (-?[0-9]+)\)")
+
+
+def _key_part_name(spec_part: str) -> str:
+    """The name rows give a part of the header's key: "kstack:6" ->
+    "kstack", "ret:s32" -> "ret", "arg2:log2" stays."""
+    return spec_part if spec_part.endswith(":log2") else spec_part.split(":")[0]
+
+
+def _known_part(part: str) -> bool:
+    return part in KEY_PARTS or bool(_VALUE_PART_RE.fullmatch(part))
 _ROW_FIELDS = ("total", "count", "avg", "p50", "p99", "min", "max")
 _OCTAL_RE = re.compile(rb"\\([0-3][0-7][0-7])")
 _UINT_RE = re.compile(r"[0-9]+")
@@ -301,7 +314,9 @@ def parse_keys(text: str | bytes) -> list[dict]:
     per row with total, count, avg, p50, p99, min, max (ints; ns but
     count) and the key's parts: "kstack", "end-kstack" and "waker-kstack"
     (lists of frames as %pS prints them, leaf first), "comm" and
-    "waker-comm" (unescaped), "pid", "tgid", "cpu" and "waker-pid" (ints). [] for a trace without key ("# key -"). The other row and
+    "waker-comm" (unescaped), "pid", "tgid", "cpu" and "waker-pid" (ints),
+    "ret" and "argN" (ints), "argN:log2" (a pair (lo, hi): lo <= value < hi).
+    [] for a trace without key ("# key -"). The other row and
     the slowest samples are not rows. Raises ParseError naming the line
     for a text off the format, or cut short (fewer rows than the header's)."""
     if isinstance(text, str):
@@ -314,8 +329,8 @@ def parse_keys(text: str | bytes) -> list[dict]:
         raise ParseError("line 1: not a KEY- header (# key K keys N rows N ...)")
     hd = dict(zip(head[::2], head[1::2]))
     spec = hd.get("key", "")
-    key = [p.split(":")[0] for p in spec.split(",")] if spec != "-" else []
-    if any(p not in KEY_PARTS for p in key) or len(set(key)) != len(key) \
+    key = [_key_part_name(p) for p in spec.split(",")] if spec != "-" else []
+    if any(not _known_part(p) for p in key) or len(set(key)) != len(key) \
             or not _UINT_RE.fullmatch(hd.get("rows", "")):
         raise ParseError(f"line 1: bad key {spec!r} or rows")
     rows: list[dict] = []
@@ -329,13 +344,18 @@ def parse_keys(text: str | bytes) -> list[dict]:
             continue
         if line.startswith("\t"):
             part, _, val = line[1:].partition(" ")
-            if part not in KEY_PARTS or not rows or part in rows[-1]:
+            if not _known_part(part) or not rows or part in rows[-1]:
                 raise ParseError(f"line {no}: bad key part {line[1:]!r}")
             stack = None
             if part in _STACK_PARTS:
                 stack = rows[-1][part] = []
             elif part in ("comm", "waker-comm"):
                 rows[-1][part] = _unescape(val)
+            elif part.endswith(":log2"):
+                m = _LOG2_RE.fullmatch(val)
+                if not m:
+                    raise ParseError(f"line {no}: bad {part} {val!r}")
+                rows[-1][part] = (int(m.group(1)), int(m.group(2)))
             elif _INT_RE.fullmatch(val):
                 rows[-1][part] = int(val)
             else:

@@ -318,6 +318,19 @@ class Keys(unittest.TestCase):
                                                  "my_fn.cold+0x1a/0x2f [my_mod]"])
         self.assertNotIn("kstack", rows[0])
 
+    def test_value_parts(self):
+        rows = kstats.parse_keys(key_text("KEY-ret"))
+        self.assertEqual([(r["comm"], r["ret"], r["count"]) for r in rows],
+                         [("sh", -11, 25), ("sh", -2, 25)])
+        rows = kstats.parse_keys(key_text("KEY-log2"))
+        self.assertEqual(len(rows), 9)
+        self.assertEqual((rows[0]["arg1:log2"], rows[1]["arg1:log2"]),
+                         ((0, 1), (65536, 131072)))
+        self.assertEqual(sum(r["count"] for r in rows), 100)
+        bad = key_text("KEY-ret").replace(b"ret -2", b"ret x")
+        with self.assertRaises(kstats.ParseError):
+            kstats.parse_keys(bad)
+
     def test_no_key_and_refusals(self):
         self.assertEqual(kstats.parse_keys(key_text("KEY-nokey")), [])
         for cut in ("KEY-4", "KEY-5"):         # cut by head
