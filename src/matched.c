@@ -4,7 +4,8 @@
  * times from P to the Q that passes the same value (a request, a lock, a
  * work item) as argument J that P passed as argument I, in whatever task,
  * CPU or context each runs: biolatency's block_rq_issue to
- * block_rq_complete on the request, a lock's hold from acquire to release.
+ * block_rq_complete on the request, a lock's hold from its lock call to
+ * its release.
  *
  * Arguments are read from the registers they are passed in (compat.h,
  * KS_MATCH_SOUND): at a kprobe on a function's entry through
@@ -16,7 +17,8 @@
  * them; such a value only pairs nothing.
  *
  * The start table is keyed on the value: one start per object. A start
- * for an object that has one replaces it (counted "replaced"); a start
+ * for an object that has one replaces it, or with "repeat keep" is
+ * dropped (either way counted "replaced"); a start
  * older than the trace's expire is dropped when met (counted "expired"),
  * and gives way to a new start that finds no room.
  */
@@ -81,8 +83,20 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 	}
 	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
 	now = ks_now();
-	if (ks_starts_drop(t->starts, key))
+	/*
+	 * A repeated start: the older one goes (repeat replace), or this
+	 * one (repeat keep: a lock's second caller waits for its holder,
+	 * whose release must pair with the holder's start). Two starts of
+	 * one object at once on two CPUs may both stay; an end takes one.
+	 */
+	if (t->req.match.keep) {
+		if (ks_starts_holds(t->starts, key)) {
+			ks_lost(t, &t->replaced);
+			goto out;
+		}
+	} else if (ks_starts_drop(t->starts, key)) {
 		ks_lost(t, &t->replaced);
+	}
 	if (ks_starts_push(t->starts, key, now, &tag)) {
 		/* No room: starts too old to be waited for give way. */
 		/* Saturating: expire may exceed the time since boot. */
@@ -95,6 +109,7 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 		if (!old || ks_starts_push(t->starts, key, now, &tag))
 			ks_lost(t, &t->table_full);
 	}
+out:
 	ks_leave(busy);
 }
 
@@ -266,8 +281,10 @@ static int ks_matched_tp_detach(struct ks_trace *t)
 
 static void ks_matched_list(struct seq_file *m, const struct ks_trace *t)
 {
-	seq_printf(m, " match arg%u,arg%u expire %llu", t->req.match.start_arg,
-		   t->req.match.end_arg, t->req.match.expire_ns);
+	seq_printf(m, " match arg%u,arg%u expire %llu repeat %s",
+		   t->req.match.start_arg, t->req.match.end_arg,
+		   t->req.match.expire_ns,
+		   t->req.match.keep ? "keep" : "replace");
 }
 
 static bool ks_matched_kprobe_claims(const struct ks_trace_req *req)

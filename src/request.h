@@ -101,6 +101,8 @@ struct ks_match_req {
 	u8 start_arg;		/* the start point's argument, from 0 */
 	u8 end_arg;		/* the end point's */
 	u64 expire_ns;		/* 0 until parsed: KS_EXPIRE_DEFAULT_NS */
+	bool keep;		/* repeat keep: an object's second start is dropped */
+	bool repeat_given;
 };
 
 /* One parsed _control command. */

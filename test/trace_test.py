@@ -75,7 +75,7 @@ def REFUSALS(arch):
     ("missing value", "trace x start kst_target_delay bits", "Invalid argument"),
     ("unknown keyword", "trace x start kst_target_delay color red", "Invalid argument"),
     ("keyword twice", "trace x start kst_target_delay bits 2 bits 3", "Invalid argument"),
-    ("too many words", "trace x" + " bits 1" * 22 + " q y z", "Invalid argument"),
+    ("too many words", "trace x" + " bits 1" * 23 + " q y z", "Invalid argument"),
     ("unknown command", "frob x", "Invalid argument"),
     ("command alone", "trace", "Invalid argument"),
     ("remove with extra words", "remove dup now", "Invalid argument"),
@@ -342,13 +342,21 @@ tgt "objbegin 4"
 tgt "objend 2"
 show ex2
 ctl "remove ex2"
-# A start of an object that has one replaces it.
+# A start of an object that has one replaces it; with repeat keep it is
+# dropped and the first stays.
 ctl "trace rp start kst_obj_begin end kst_obj_end match arg0"
+ctl "trace rk start kst_obj_begin end kst_obj_end match arg0 repeat keep"
+listing repeat
 tgt "objbegin 1"
+sleep 1
 tgt "objbegin 1"
 tgt "objend 1"
 show rp
+show rk
+show KEY-rp
+show KEY-rk
 ctl "remove rp"
+ctl "remove rk"
 # A tracepoint pair on the work item: queue_work's third argument and
 # execute_start's first, started by this shell only.
 ctl "trace wq start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$"
@@ -393,6 +401,8 @@ ctl "trace mx start kst_obj_begin end kst_obj_end match arg0,"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 key comm"
 ctl "trace mx start kst_obj_begin end kst_obj_end expire 5"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 expire 0"
+ctl "trace mx start kst_obj_begin end kst_obj_end repeat keep"
+ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 repeat first"
 listing matched-after
 step hostile
 # Pairs on the spinlock functions and in NMI: their handlers take no lock.
@@ -777,6 +787,29 @@ def check_matched(r, st, lines):
             str(nd.get("rp")))
     r.check(hdr("rp", "replaced") == 1 and hdr("rp", "missed") == 1,
             "replaced counts as missed", str(nd.get("rp", [(0, [])])[0][1]))
+    r.check("rk" in nd and total(nd["rk"][0][0]) == 1 and hdr("rk", "replaced") == 1 and
+            hdr("rk", "missed") == 1,
+            "repeat keep: the second start is dropped, counted replaced; 1 sample",
+            str(nd.get("rk")))
+    lr = " ".join(ls.get("repeat", []))
+    r.check(" expire 10000000000 repeat replace" in lr and
+            " expire 10000000000 repeat keep" in lr, "the listing says repeat replace or keep", lr)
+
+    def slowest(name):
+        """The exact values (ns) of KEY-name's slowest lines."""
+        out, inside = [], False
+        for l in st:
+            if l.startswith("@@BEGIN ") or l.startswith("@@END "):
+                inside = l.startswith("@@BEGIN KEY-%s" % name)
+            elif inside and l.startswith("slowest value "):
+                out.append(int(l.split()[2]))
+        return out
+    # Both traced the same three calls: keep's sample is from the first
+    # begin, replace's from the second, a "sleep 1" later.
+    sp, sk = slowest("rp"), slowest("rk")
+    r.check(len(sp) == 1 and len(sk) == 1 and sk[0] - sp[0] >= 1000000000,
+            "repeat keep times from the first start, replace from the last: "
+            "they differ by at least the 1 s slept between them", "%s %s" % (sp, sk))
     lw = " ".join(ls.get("matched-wq", []))
     r.check(" method tracepoint " in lw and " match arg2,arg0 " in lw,
             "match on tracepoints: method tracepoint, arg2 to arg0", lw)
@@ -800,7 +833,11 @@ def check_matched(r, st, lines):
             ("trace mx start kst_obj_begin end kst_obj_end expire 5", "Invalid argument",
              "expire bounds the age of a matched start: give match"),
             ("trace mx start kst_obj_begin end kst_obj_end match arg0 expire 0", "Invalid argument",
-             "expire 0: must be a number of ns, 1 or more")):
+             "expire 0: must be a number of ns, 1 or more"),
+            ("trace mx start kst_obj_begin end kst_obj_end repeat keep", "Invalid argument",
+             "repeat says which start of an object is kept: give match"),
+            ("trace mx start kst_obj_begin end kst_obj_end match arg0 repeat first",
+             "Invalid argument", "repeat first: must be replace or keep")):
         r.check(c.get(cmd, ("?", ""))[1] == errno and
                 any(("kstats: trace mx: " + text) in l for l in lines),
                 "%s -> %s, dmesg: %s" % (cmd.split(" ", 3)[3], errno, text), str(c.get(cmd)))
@@ -1112,8 +1149,8 @@ def check(logpath):
                    "trace a/b: name has '/' or a byte other than printable ASCII",
                    "trace x: bits 6: must be 0..5",
                    "trace x: 'color' is not a keyword (bits, start, end, method, maxactive, "
-                   "key, keys, slowest, pid, tgid, comm, cpu, match, expire, if; with offcpu: state, min, max, tasks)",
-                   "trace x: too many words (at most 47): 'y' and after",
+                   "key, keys, slowest, pid, tgid, comm, cpu, match, expire, repeat, if; with offcpu: state, min, max, tasks)",
+                   "trace x: too many words (at most 49): 'y' and after",
                    "trace x: no tracepoint __tracepoint_kst_nosuch in the kernel",
                    "fprobe unavailable for kst_target_notrace"]:
         r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)

@@ -35,7 +35,7 @@ DEBUGFS_ROOT = "/sys/kernel/debug/kstats"
 KEY_PREFIX = "KEY-"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).
 TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive", "key", "keys",
-                  "slowest", "pid", "tgid", "comm", "cpu", "match", "expire", "if",
+                  "slowest", "pid", "tgid", "comm", "cpu", "match", "expire", "repeat", "if",
                   "state", "min", "max", "tasks")
 METHODS = ("kretprobe", "fprobe", "kprobe", "tracepoint")
 
@@ -278,7 +278,7 @@ def traces() -> list[dict[str, Any]]:
     words (name, method, bits, start, end, functions, skipped, maxactive,
     memory in bytes, missed, key, keys, other, slowest, the filters, and
     for an off-CPU trace kind, state, tasks, min, max; for a matched pair,
-    match and expire), "gone": True when its module unloaded. Counts are
+    match, expire and repeat), "gone": True when its module unloaded. Counts are
     ints; "-" (no end, no key, no max) and the other words are strings;
     "if" is the list of a trace's if words ([] without)."""
     out = []
@@ -369,10 +369,10 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           min_ns: int | None = None, max_ns: int | None = None,
           tasks: str | None = None, match: str | None = None,
           expire_ns: int | None = None, where: str | list[str] | None = None,
-          keep: bool = False, **unknown: Any) -> Trace:
+          repeat: str | None = None, keep: bool = False, **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
     [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
-    [comm C] [cpu N] [match A] [expire NS] [if V ...]" written to _control. @start defaults to @name; @end
+    [comm C] [cpu N] [match A] [expire NS] [repeat R] [if V ...]" written to _control. @start defaults to @name; @end
     times from reaching @start to reaching @end; @bits is frac_bits
     (0..5); @method one of kretprobe, fprobe, kprobe, tracepoint.
     Durations are recorded in ns. @key (a string "kstack:8,comm" or a
@@ -388,7 +388,9 @@ def trace(name: str, start: str | None = None, end: str | None = None,
 
     @match ("arg0", or "arg2,arg0" for the start's and the end's) pairs a
     section's start and end on an object, not the task; @expire_ns bounds
-    the age of a matched start (README: "Sections matched on an object").
+    the age of a matched start; @repeat "keep" keeps an object's first
+    start, not its last (for locks; README: "Sections matched on an
+    object").
     @where is an "if" word or a list of them, ANDed: "ret<0",
     "arg2>=65536", "ret:s32<0" (README: "Filters on values"; "if" is a
     word Python keeps for itself).
@@ -430,7 +432,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
                     ("maxactive", maxactive), ("key", key), ("keys", keys),
                     ("slowest", slowest), ("pid", pid), ("tgid", tgid),
                     ("comm", comm), ("cpu", cpu), ("match", match),
-                    ("expire", expire_ns), ("state", state),
+                    ("expire", expire_ns), ("repeat", repeat), ("state", state),
                     ("min", min_ns), ("max", max_ns), ("tasks", tasks)) + \
             tuple(("if", w) for w in ([where] if isinstance(where, str) else where or [])):
         if val is None:
