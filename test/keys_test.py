@@ -11,6 +11,7 @@ Every count is exact where the test makes the calls; durations are
 bounded below by the known spin and above by what the caller measured
 around the same calls (kstats_test_target's "measured" line).
 """
+import os
 import re
 import sys
 
@@ -52,6 +53,40 @@ BAD_LINES = [
 
 # A kernel message on the console, not a line of the guest's output.
 PRINTK = re.compile(r"^\[ *\d+\.\d+\]")
+
+
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README")
+
+
+def readme_examples():
+    """The README's _control lines of "Sections matched on an object" and
+    "Rows by value", as written: [(name, line)]; placeholders (my_lock)
+    left out."""
+    text = open(README).read()
+    text = text[text.index("Sections matched on an object."):]
+    text = text[:text.index("The test command checks exact")]
+    out = []
+    for m in re.finditer(r'^    echo "(trace (\S+) [^"]*)" > \$C$', text, re.M):
+        if "my_" not in m.group(1):
+            out.append((m.group(2), m.group(1)))
+    return out
+
+
+def readme_script():
+    """Runs the README's examples, a workload for them, and shows each."""
+    ex = readme_examples()
+    lines = ["# The README's examples, as written (readme_examples())."]
+    lines += ["ctl '%s'" % line for _, line in ex]
+    lines += ["cat / 2>/dev/null; cat / 2>/dev/null; cat / 2>/dev/null",
+              "dd if=/proc/self/mem of=/dev/null count=1 2>/dev/null",
+              "dd if=/dev/zero of=/dev/null bs=65536 count=2 2>/dev/null",
+              "cat /nonexistent 2>/dev/null",
+              "ls -R /sys > /dev/null 2>&1",
+              "sleep 2",
+              "listing readme"]
+    for name, _ in ex:
+        lines += ["show %s" % name, "show KEY-%s" % name, "ctl 'remove %s'" % name]
+    return "\n".join(lines)
 
 
 def gen(path, series, arch="x86_64"):
@@ -189,6 +224,13 @@ tgt "ret 100"
 for i in 0 1 2 3 3 3; do tgt "objpair $i"; done
 tgt "work 7"
 for n in kr kl ki kc ka kp km kw; do show KEY-$n; ctl "remove $n"; done
+ctl "trace kn start kst_obj_begin end kst_obj_end match arg0 key arg0"
+tgt "objnest 1000 5"
+meas nest
+show KEY-kn
+listing nest
+ctl "remove kn"
+@@README@@
 step errors
 """)
     for words, _ in BAD_LINES:
@@ -209,6 +251,7 @@ echo "@@LS $(ls $D | tr '\\n' ' ')"
 """)
     out.append(keycost_steps(series, arch))
     out.append("step done\n")
+    out = [o.replace("@@README@@", readme_script()) for o in out]
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
 
@@ -381,6 +424,31 @@ def log2_row(v):
     return "[0, 1)" if b == 0 else "[%d, %d)" % (1 << (b - 1), 1 << b)
 
 
+def check_readme(r, st):
+    """The README's examples of matched sections and rows by value run as
+    written: accepted, and (but bio's, without a disk here) with samples
+    from the workload readme_script() ran."""
+    c = {cmd: rc for cmd, rc, _ in ctls(st)}
+    nd, kn = nodes(st), key_nodes(st)
+    ex = readme_examples()
+    r.check(len(ex) >= 6 and all(c.get(line) == "0" for _, line in ex),
+            "the README's %d examples of match and key ret/argN are accepted as written"
+            % len(ex), str([(line, c.get(line)) for _, line in ex if c.get(line) != "0"]))
+    for name, line in ex:
+        n = sum(cnt for _, cnt in nd[name][0][0]) if name in nd else 0
+        r.check(name == "bio" or n > 0, "README example %s: samples (%d)" % (name, n), line)
+    err = kn.get("rderr", [None])[0]
+    got = {x["parts"].get("ret"): x["count"] for x in err["rows"]} if err else {}
+    r.check(got.get("-21", 0) >= 3 and all(int(v) < 0 for v in got),
+            "README rderr: cat / gave 3 rows of -21 (EISDIR); every row is an errno", str(got))
+    size = kn.get("rdsize", [None])[0]
+    spans = [x["parts"].get("arg2:log2") for x in size["rows"]] if size else []
+    r.check(spans and all(re.fullmatch(r"\[(\d+), (\d+)\)", v) and
+                          (lambda lo, hi: hi == 2 * lo or (lo, hi) == (0, 1))(
+                              *map(int, re.findall(r"\d+", v))) for v in spans),
+            "README rdsize: rows are [2^k, 2^(k+1))", str(spans))
+
+
 def check_values(r, st, lines):
     """Rows keyed by a return value or an argument: exact counts.
     The target's "ret 100" calls kst_ret_long(i, 1000 i) for i = 0..99,
@@ -438,6 +506,26 @@ def check_values(r, st, lines):
     r.check(node and list(got.values()) == [7] and node["header"].get("key") == "arg2",
             "a matched tracepoint pair keyed by its start's arg2 (the work item): one row of 7",
             str(got))
+    # Nested locks: A holds B, both through kst_obj_begin/end. Each row has
+    # its own holds: B's spin one US, A's three, and neither more than
+    # what the caller measured around it.
+    node, got = rows("kn", "arg0")
+    ms = [l for l in st if l.startswith("@@MEAS nest ")]
+    m = re.search(r"objnest 5 sum_a (\d+) sum_b (\d+)", ms[0] if ms else "")
+    if node and m and len(node["rows"]) == 2:
+        a, b = sorted(node["rows"], key=lambda x: -x["min"])
+        r.check(a["count"] == 5 and b["count"] == 5 and a["min"] >= 3000000 and
+                b["min"] >= 1000000 and a["total"] <= int(m.group(1)) and
+                b["total"] <= int(m.group(2)),
+                "nested locks keyed by arg0: each lock's row holds its own 5 holds "
+                "(outer >= 3 ms each, inner >= 1 ms, each total within the caller's)",
+                "%s %s %s" % (a, b, m.groups()))
+    else:
+        r.check(False, "nested locks keyed by arg0: two rows and the caller's sums",
+                "%s %s" % (node, ms))
+    r.check(missed_of(listings(st).get("nest", []), "kn") == 0,
+            "nested locks: nothing missed")
+    check_readme(r, st)
     lv = " ".join(listings(st).get("values", []))
     r.check(" key ret " in lv and " key arg1:log2 " in lv and " key ret:s32 " in lv and
             " key comm,ret " in lv, "the listing shows the value parts of each key", lv)

@@ -172,6 +172,18 @@ def main():
         tgt("delay 0 3")
         tgt("bench 7")
         check(t.summary().samples == 10, "a glob: 3 + 7 calls", str(t.summary().samples))
+    # Rows by value: kst_ret_long(i, 1000 i) fails with -11 for i % 4 == 0,
+    # -2 for i % 4 == 1; keys() gives ret as an int, a log2 row as a pair.
+    with kstats.trace("pyret", start="kst_ret_long", key="ret", where="ret<0") as t:
+        tgt("ret 40")
+        got = sorted((r["ret"], r["count"]) for r in t.keys())
+        check(got == [(-11, 10), (-2, 10)], "key ret, where ret<0: a row per errno", repr(got))
+    with kstats.trace("pyobj", start="kst_obj_begin", end="kst_obj_end", match="arg0",
+                      repeat="keep", key="arg0") as t:
+        tgt("objpair 1")
+        listed = [d for d in kstats.traces() if d["name"] == "pyobj"]
+        check(listed and listed[0].get("repeat") == "keep" and len(t.keys()) == 1,
+              "match, repeat keep, key arg0: listed, one row", repr(listed))
     with kstats.trace("pycomm", start="kst_target_delay", comm="py prog"):
         check(" comm py\\040prog" in control_text(), "comm 'py prog' listed as py\\040prog",
               control_text())

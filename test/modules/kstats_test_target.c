@@ -60,6 +60,11 @@
  *				spin US, kst_obj_end(A) in the task, then
  *				kst_obj_end2(0, B) from a HARD hrtimer US
  *				later (hardirq): A >= US, B >= 2 US
+ *	objnest US N		N rounds of two sections nested on objects
+ *				A = 2 and B = 3: begin A, spin US, begin B,
+ *				spin US, end B, spin US, end A; reading the
+ *				file then gives "objnest N sum_a NS sum_b NS",
+ *				the caller's measure of each summed
  *	objbegin I		kst_obj_begin(object I), I in 0..7
  *	objpair I		kst_obj_begin(object I), kst_obj_end(object I)
  *	objend I		kst_obj_end(object I)
@@ -252,6 +257,27 @@ static void kst_obj_round(unsigned int us)
 	while (!atomic_read(&kst_obj_fired))
 		cpu_relax();
 	kst_note(t0);
+}
+
+/*
+ * A round of two sections nested on two objects, as two locks taken
+ * through the same functions: A = kst_objs[2] holds B = kst_objs[3].
+ * Adds what the caller measured around each to @sum (A, B).
+ */
+static void kst_obj_nest(unsigned int us, u64 *sum)
+{
+	u64 ta = kst_now(), tb;
+
+	kst_obj_begin(&kst_objs[2]);
+	kst_spin(us);
+	tb = kst_now();
+	kst_obj_begin(&kst_objs[3]);
+	kst_spin(us);
+	kst_obj_end(&kst_objs[3]);
+	sum[1] += kst_now() - tb;
+	kst_spin(us);
+	kst_obj_end(&kst_objs[2]);
+	sum[0] += kst_now() - ta;
 }
 
 static struct work_struct kst_work;
@@ -716,6 +742,13 @@ static int kst_run(char *line)
 	} else if (!strcmp(cmd, "objs") && n == 3) {
 		for (i = 0; i < b; i++)
 			kst_obj_round(a);
+	} else if (!strcmp(cmd, "objnest") && n == 3) {
+		u64 sum[2] = {};
+
+		for (i = 0; i < b; i++)
+			kst_obj_nest(a, sum);
+		snprintf(kst_result, sizeof(kst_result), "objnest %u sum_a %llu sum_b %llu\n",
+			 b, sum[0], sum[1]);
 	} else if (!strncmp(cmd, "obj", 3) && n == 2 && a < ARRAY_SIZE(kst_objs) &&
 		   (!strcmp(cmd, "objbegin") || !strcmp(cmd, "objpair") ||
 		    !strcmp(cmd, "objend"))) {
