@@ -78,8 +78,7 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 		ks_lost(t, &t->nested_start);
 		return false;
 	}
-	call->tag.raw = unlikely(t->req.reads_args) ?
-			arg[t->req.keys.value.arg % KS_ARGS] : 0;
+	call->tag.raw = unlikely(t->req.reads_args) ? ks_key_arg(t, arg) : 0;
 	call->tag.stack = 0;
 	if (ks_keys_has(t->keys, KS_KEY_KSTACK)) {
 		ks_anchor_function(&anchor, func);

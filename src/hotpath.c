@@ -260,7 +260,7 @@ void KS_DIRECT_ONLY notrace ks_section_start(struct ks_trace *t,
 		return;
 	}
 	if (args)
-		tag.raw = args[t->req.keys.value.arg];
+		tag.raw = ks_key_arg(t, args);
 	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
 	now = ks_now();
 	ks_gap_begin(t, now);

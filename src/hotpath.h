@@ -86,6 +86,13 @@ static __always_inline bool ks_args_admit(const struct ks_trace *t,
 	return !t->req.filter.on_args || ks_filter_args(&t->req.filter, arg);
 }
 
+/* What key argN reads of a start's arguments @arg; 0 without such a key. */
+static __always_inline unsigned long ks_key_arg(const struct ks_trace *t,
+						const unsigned long *arg)
+{
+	return ks_keys_spec_on_arg(&t->req.keys) ? arg[t->req.keys.value.arg] : 0;
+}
+
 /* The clock of every sample: NMI-safe, monotonic. */
 static inline u64 notrace ks_now(void)
 {

@@ -151,8 +151,7 @@ static int notrace ks_mkp_start(struct kprobe *p, struct pt_regs *regs)
 		if (!ks_args_admit(t, arg))
 			return 0;
 		ks_matched_start(t, arg[t->req.match.start_arg],
-				 arg[t->req.keys.value.arg % KS_ARGS],
-				 ks_entry_return_address(regs));
+				 ks_key_arg(t, arg), ks_entry_return_address(regs));
 		return 0;
 	}
 	ks_matched_start(t, regs_get_kernel_argument(regs, t->req.match.start_arg),
@@ -235,8 +234,7 @@ static void notrace ks_mtp_start(void *data, unsigned long a0,
 	if (unlikely(t->req.reads_args) && !ks_args_admit(t, arg))
 		return;
 	preempt_disable_notrace();
-	ks_matched_start(t, arg[t->req.match.start_arg],
-			 arg[t->req.keys.value.arg % KS_ARGS], 0);
+	ks_matched_start(t, arg[t->req.match.start_arg], ks_key_arg(t, arg), 0);
 	preempt_enable_notrace();
 }
 
