@@ -101,19 +101,28 @@ static int ks_check_values(struct ks_trace_req *req, bool tp_start,
 {
 	bool key_ret = ks_keys_spec_on_ret(&req->keys);
 	bool key_arg = ks_keys_spec_on_arg(&req->keys);
+	const struct ks_filter *f = &req->filter;
+	char name[8];
+	/* The word at fault: the first if word, else the key's value part. */
+	const char *word = f->n_values ? f->value[0].word :
+			   ks_key_value_name(name, &req->keys.value);
+	unsigned int i;
 
+	for (i = 0; i < f->n_values && f->on_ret && f->value[i].v.arg != KS_VALUE_RET; i++)
+		;
 	if (req->offcpu.on)
-		return ks_why(req, why, "%s: an off-CPU wait has no arguments to %s",
-			      req->filter.n_values ? "if" : "key",
-			      req->filter.n_values ? "compare" : "key on");
-	if ((req->filter.on_ret || key_ret) && (req->end[0] || tp_start))
+		return ks_why(req, why, "%s %s: an off-CPU wait has no arguments to %s",
+			      f->n_values ? "if" : "key", word,
+			      f->n_values ? "compare" : "key on");
+	if ((f->on_ret || key_ret) && (req->end[0] || tp_start))
 		return ks_why(req, why,
-			      "%s ret: a return value is a function's; trace a function (no end)",
-			      req->filter.on_ret ? "if" : "key");
-	if ((req->filter.on_args || key_arg) && !KS_MATCH_SOUND)
+			      "%s %s: a return value is a function's; trace a function (no end)",
+			      f->on_ret ? "if" : "key",
+			      f->on_ret ? f->value[i].word : "ret");
+	if ((f->on_args || key_arg) && !KS_MATCH_SOUND)
 		return ks_why(req, why,
-			      "%s argN: kstats reads arguments from registers only on x86-64 and arm64",
-			      req->filter.on_args ? "if" : "key");
+			      "%s %s: kstats reads arguments from registers only on x86-64 and arm64",
+			      f->n_values ? "if" : "key", word);
 	req->reads_args = req->filter.on_args || key_arg;
 	req->reads_ret = req->filter.on_ret || key_ret;
 	return 0;
@@ -480,8 +489,8 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	case KS_KW_EXPIRE:
 		if (*val == '+' || kstrtou64(val, 10, &req->match.expire_ns) ||
 		    !req->match.expire_ns)
-			return ks_why(req, why, "expire %s: must be a number of ns, 1 or more",
-				      val);
+			return ks_why(req, why, "expire %s: must be a number of ns, 1 to %llu",
+				      val, U64_MAX);
 		return 0;
 	case KS_KW_STATE:
 		return ks_parse_choice(req, key, val, ks_offcpu_state_names,

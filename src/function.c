@@ -27,6 +27,7 @@
  */
 struct ks_call {
 	u64 ts;		/* entry, ns */
+	u64 gap_from;	/* with if ret: the last end on the entry's CPU */
 	struct ks_tag tag;	/* its kstack; the value key argN/ret reads */
 };
 
@@ -86,7 +87,10 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 	}
 	/* After the unwind: see hotpath.c. */
 	call->ts = ks_now();
-	ks_gap_begin(t, call->ts);
+	if (unlikely(t->req.filter.on_ret))
+		call->gap_from = this_cpu_read(*t->last_end);
+	else
+		ks_gap_begin(t, call->ts);
 	ks_leave(busy);
 	return true;
 }
@@ -119,6 +123,8 @@ static void notrace ks_call_end(struct ks_trace *t, struct ks_call *call,
 	}
 	now = ks_now();
 	ks_record_span(t, current, call->ts, now, &call->tag, 0);
+	if (unlikely(t->req.filter.on_ret))
+		ks_gap_admitted(t, call->gap_from, call->ts);
 	ks_gap_end(t, now);
 	ks_leave(busy);
 }

@@ -85,6 +85,27 @@ void KS_DIRECT_ONLY notrace ks_gap_begin(struct ks_trace *t, u64 now)
 }
 
 /**
+ * ks_gap_admitted() - ks_gap_begin() for a call whose "if ret" admitted it
+ * @t: the trace
+ * @last: *t->last_end as its entry read it
+ * @start: its entry, from ks_now()
+ *
+ * Whether a call is a sample is known only at its return: its GAP, from
+ * the last sample's end to its start, is counted then, if no other call
+ * on this CPU has taken that end meanwhile (a nested call). So GAP-NAME
+ * spans the calls left out, as it does for filters at the entry.
+ *
+ * Context: a function's return probe, inside ks_enter().
+ */
+void KS_DIRECT_ONLY notrace ks_gap_admitted(struct ks_trace *t, u64 last,
+					    u64 start)
+{
+	if (last && start >= last &&
+	    this_cpu_cmpxchg(*t->last_end, last, 0) == last)
+		kstats_record(t->gap, start - last);
+}
+
+/**
  * ks_record_span() - a sample of @task from @start to @now
  * @t: the trace
  * @task: whose the sample is, for the keyed rows

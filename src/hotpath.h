@@ -110,6 +110,7 @@ void ks_set_return_trampolines(unsigned long rethook, unsigned long fgraph,
 
 /* Only ever called directly: see KS_DIRECT_ONLY. */
 void KS_DIRECT_ONLY ks_gap_begin(struct ks_trace *t, u64 now);
+void KS_DIRECT_ONLY ks_gap_admitted(struct ks_trace *t, u64 last, u64 start);
 void KS_DIRECT_ONLY ks_record_span(struct ks_trace *t, struct task_struct *task,
 				   u64 start, u64 now, const struct ks_tag *tag,
 				   u32 end_stack);

@@ -494,13 +494,14 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
 
 			len += scnprintf(buf + len, size - len, "%s%s", i ? "," : "",
 					 ks_key_value_name(name, &spec->value));
-			if (spec->value_log2)
-				len += scnprintf(buf + len, size - len, ":log2");
-			else if (spec->value.bits != 64 ||
-				 spec->value.is_signed != (spec->value.arg == KS_VALUE_RET))
+			/* The type when not the default, as "if" reads it. */
+			if (spec->value.bits != 64 ||
+			    spec->value.is_signed != (spec->value.arg == KS_VALUE_RET))
 				len += scnprintf(buf + len, size - len, ":%c%u",
 						 spec->value.is_signed ? 's' : 'u',
 						 spec->value.bits);
+			if (spec->value_log2)
+				len += scnprintf(buf + len, size - len, ":log2");
 			continue;
 		}
 		len += scnprintf(buf + len, size - len, "%s%s", i ? "," : "",

@@ -176,14 +176,17 @@ static int ks_runq_resolve(struct ks_trace *t)
 {
 	struct ks_runq *rq = ks_runq(t);
 
+	char name[8];
+
 	if (t->req.filter.n_values) {
-		ks_err_ratelimited("trace %s: if: a run-queue wait is the scheduler's; it has no arguments to compare\n",
-				   t->req.name);
+		ks_err_ratelimited("trace %s: if %s: a run-queue wait is the scheduler's; it has no arguments to compare\n",
+				   t->req.name, t->req.filter.value[0].word);
 		return -EINVAL;
 	}
 	if (ks_keys_spec_has(&t->req.keys, KS_KEY_VALUE)) {
-		ks_err_ratelimited("trace %s: key ret/argN: a run-queue wait is the scheduler's; it has no arguments to key on\n",
-				   t->req.name);
+		ks_err_ratelimited("trace %s: key %s: a run-queue wait is the scheduler's; it has no arguments to key on\n",
+				   t->req.name,
+				   ks_key_value_name(name, &t->req.keys.value));
 		return -EINVAL;
 	}
 	return ks_tp_pair_resolve(t, &rq->probe[0].tp, &rq->probe[2].tp);

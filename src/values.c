@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The words that name a value a probe reads: "if OPERAND[:TYPE]OP NUMBER"
- * and key parts "ret", "argN", "ret:TYPE", "argN:log2". OPERAND is argN
+ * and key parts "ret", "argN", "ret:TYPE", "argN:log2", "ret:s32:log2". OPERAND is argN
  * (N from 0, as bpftrace counts) or ret; TYPE s8..s64 or u8..u64, by
  * default u64 for an argument and s64 for ret, so "ret<0" and
  * "arg2>=65536" read as meant. Called by the _control parser (control.c),
@@ -158,10 +158,11 @@ int ks_value_parse_if(struct ks_filter *f, const char *val, char *why,
 }
 
 /**
- * ks_value_parse_key() - key part ret or argN, with :TYPE or :log2
+ * ks_value_parse_key() - key part ret or argN, with :TYPE, :log2 or both
  * @spec: the key, whose value part it becomes
  * @part: the part's name, before any colon
- * @suffix: what follows the colon, or NULL
+ * @suffix: what follows the first colon ("s32", "log2", "s32:log2"), or
+ *          NULL
  * @why: set to a one-line reason on failure
  * @size: its size
  *
@@ -174,6 +175,8 @@ int ks_value_parse_if(struct ks_filter *f, const char *val, char *why,
 int ks_value_parse_key(struct ks_key_spec *spec, const char *part,
 		       const char *suffix, char *why, size_t size)
 {
+	char words[16], *rest = words, *word;
+	bool typed = false, log2 = false;
 	struct ks_value v;
 
 	if (!ks_parse_operand(part, &v))
@@ -182,12 +185,21 @@ int ks_value_parse_key(struct ks_key_spec *spec, const char *part,
 		return ks_value_why(why, size,
 				    "key %s: a key has one value part (ret or argN)",
 				    part);
-	spec->value_log2 = suffix && !strcmp(suffix, "log2");
-	if (suffix && !spec->value_log2 && !ks_parse_value_type(suffix, &v))
-		return ks_value_why(why, size,
-				    "key %s:%s: expected log2 or a type: s8 s16 s32 s64 u8 u16 u32 u64",
+	if (suffix && strscpy(words, suffix, sizeof(words)) < 0)
+		return ks_value_why(why, size, "key %s:%s: expected :TYPE, :log2 or both",
 				    part, suffix);
+	while (suffix && (word = strsep(&rest, ":"))) {
+		if (!strcmp(word, "log2") && !log2)
+			log2 = true;
+		else if (!typed && ks_parse_value_type(word, &v))
+			typed = true;
+		else
+			return ks_value_why(why, size,
+					    "key %s:%s: expected log2 or a type (s8 s16 s32 s64 u8 u16 u32 u64), or both",
+					    part, suffix);
+	}
 	spec->value = v;
+	spec->value_log2 = log2;
 	spec->parts[spec->n_parts++] = KS_KEY_VALUE;
 	return 0;
 }

@@ -230,6 +230,15 @@ meas nest
 show KEY-kn
 listing nest
 ctl "remove kn"
+# GAP-NAME between the calls a trace admits, whether at the entry (if
+# arg0) or at the return (if ret): 100 calls on one CPU.
+ctl "trace kh start kst_ret_long"
+ctl "trace ke start kst_ret_long if arg0<50"
+ctl "trace kg start kst_ret_long if ret<0"
+taskset -p 1 $$ > /dev/null
+tgt "ret 100"
+taskset -p 3 $$ > /dev/null
+for n in kh ke kg; do show $n; show GAP-$n; ctl "remove $n"; done
 @@README@@
 step errors
 """)
@@ -525,13 +534,22 @@ def check_values(r, st, lines):
                 "%s %s" % (node, ms))
     r.check(missed_of(listings(st).get("nest", []), "kn") == 0,
             "nested locks: nothing missed")
+    nd = nodes(st)
+
+    def count(name):
+        return sum(c for _, c in nd[name][0][0]) if name in nd else None
+    for name, n, what in (("kh", 100, "every call"), ("ke", 50, "if arg0<50, at the entry"),
+                          ("kg", 50, "if ret<0, at the return")):
+        r.check(count(name) == n and count("GAP-" + name) == n - 1,
+                "GAP between admitted calls (%s): %d samples, %d gaps on one CPU"
+                % (what, n, n - 1), "%s %s" % (count(name), count("GAP-" + name)))
     check_readme(r, st)
     lv = " ".join(listings(st).get("values", []))
     r.check(" key ret " in lv and " key arg1:log2 " in lv and " key ret:s32 " in lv and
             " key comm,ret " in lv, "the listing shows the value parts of each key", lv)
-    for cmd, text in (("trace bx offcpu key arg0", "key: an off-CPU wait has no arguments to key on"),
+    for cmd, text in (("trace bx offcpu key arg0", "key arg0: an off-CPU wait has no arguments to key on"),
                       ("trace bx start sched_wakeup end sched_switch key arg0",
-                       "key ret/argN: a run-queue wait is the scheduler's")):
+                       "key arg0: a run-queue wait is the scheduler's")):
         r.check(c.get(cmd, ("?", ""))[1] == "Invalid argument" and
                 any(("kstats: trace bx: " + text) in l for l in lines),
                 "%s -> EINVAL, dmesg: %s" % (cmd.split(" ", 2)[2], text), str(c.get(cmd)))

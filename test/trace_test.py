@@ -833,7 +833,7 @@ def check_matched(r, st, lines):
             ("trace mx start kst_obj_begin end kst_obj_end expire 5", "Invalid argument",
              "expire bounds the age of a matched start: give match"),
             ("trace mx start kst_obj_begin end kst_obj_end match arg0 expire 0", "Invalid argument",
-             "expire 0: must be a number of ns, 1 or more"),
+             "expire 0: must be a number of ns, 1 to 18446744073709551615"),
             ("trace mx start kst_obj_begin end kst_obj_end repeat keep", "Invalid argument",
              "repeat says which start of an object is kept: give match"),
             ("trace mx start kst_obj_begin end kst_obj_end match arg0 repeat first",
@@ -866,7 +866,7 @@ def check_matched(r, st, lines):
                 "%s %s" % (got, nd.get(name, [(0, [])])[0][1]))
     for cmd, text in (
             ("trace vx start kst_ret_long end kst_ret_int if ret<0",
-             "if ret: a return value is a function's; trace a function (no end)"),
+             "if ret<0: a return value is a function's; trace a function (no end)"),
             ("trace vx start kst_ret_long if arg5>1", "if arg5>1: 'arg5' is neither ret nor arg0..arg4"),
             ("trace vx start kst_ret_long if size>1", "if size>1: 'size' is neither ret nor arg0..arg4"),
             ("trace vx start kst_ret_long if ret:s7<0",
@@ -877,9 +877,9 @@ def check_matched(r, st, lines):
              "if ret:s8<200: expected a comparison (== != < <= > >= &) and a number that fits s8"),
             ("trace vx start kst_ret_long if ret<0 if ret<1 if ret<2 if ret<3 if ret<4",
              "if ret<4: at most 4 if words"),
-            ("trace vx offcpu if arg0>1", "if: an off-CPU wait has no arguments to compare"),
+            ("trace vx offcpu if arg0>1", "if arg0>1: an off-CPU wait has no arguments to compare"),
             ("trace vx start sched:sched_wakeup end sched:sched_switch if arg0>1",
-             "if: a run-queue wait is the scheduler's; it has no arguments to compare")):
+             "if arg0>1: a run-queue wait is the scheduler's; it has no arguments to compare")):
         r.check(c.get(cmd, ("?", ""))[1] == "Invalid argument" and
                 any(("kstats: trace vx: " + text) in l for l in lines),
                 "%s -> EINVAL, dmesg: %s" % (cmd.split(" ", 3)[3], text), str(c.get(cmd)))

@@ -565,6 +565,12 @@ static void test_key_parse(void)
 	EQ_STR(k.row[1].part[0].name, "arg1:log2");
 	EQ_STR(k.row[1].part[0].text, "[65536, 131072)");
 	ks_keynode_free(&k);
+	kload("keys/KEY-typedlog2", &k);
+	EQ_STR(k.key, "ret:s32:log2");
+	EQ_U64(k.n_rows, 2);
+	EQ_STR(k.row[0].part[0].name, "ret:log2");
+	EQ_STR(k.row[0].part[0].text, "[-2147483648, 0)");
+	ks_keynode_free(&k);
 
 	/* Hand-written: every non-stack part, escapes, a key order of its own. */
 	kload("keys/KEY-parts", &k);

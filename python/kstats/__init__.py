@@ -409,9 +409,12 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     ENAMETOOLONG, EOPNOTSUPP no fprobe), the line and its dmesg reason."""
     if unknown:
         bad = ", ".join(sorted(unknown))
+        # _control's words that Python spells otherwise.
+        renamed = {"if": "where", "expire": "expire_ns", "min": "min_ns", "max": "max_ns"}
+        hint = "; ".join(f"for {w}, give {renamed[w]}=" for w in sorted(unknown) if w in renamed)
         raise KstatsError(_errno.EINVAL,
-                          f"trace {name}: unknown keyword {bad}; _control knows "
-                          + ", ".join(TRACE_KEYWORDS))
+                          f"trace {name}: unknown keyword {bad}; "
+                          + (hint or "_control knows " + ", ".join(TRACE_KEYWORDS)))
     _check_name(name)
     if not isinstance(offcpu, bool):
         raise KstatsError(_errno.EINVAL, f"trace {name}: offcpu {offcpu!r}: True or False")

@@ -289,8 +289,10 @@ _LOG2_RE = re.compile(r"\[(-?[0-9]+), (-?[0-9]+)\)")
 
 def _key_part_name(spec_part: str) -> str:
     """The name rows give a part of the header's key: "kstack:6" ->
-    "kstack", "ret:s32" -> "ret", "arg2:log2" stays."""
-    return spec_part if spec_part.endswith(":log2") else spec_part.split(":")[0]
+    "kstack", "ret:s32" -> "ret", "arg2:log2" stays, "ret:s32:log2" ->
+    "ret:log2"."""
+    words = spec_part.split(":")
+    return words[0] + (":log2" if "log2" in words[1:] else "")
 
 
 def _known_part(part: str) -> bool:

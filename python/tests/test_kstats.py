@@ -327,6 +327,15 @@ class Keys(unittest.TestCase):
         self.assertEqual((rows[0]["arg1:log2"], rows[1]["arg1:log2"]),
                          ((0, 1), (65536, 131072)))
         self.assertEqual(sum(r["count"] for r in rows), 100)
+        # A typed log2 key: the header says ret:s32:log2, the rows ret:log2.
+        typed = (b"# key ret:s32:log2 keys 256 rows 2 other 0 stacks 0 slowest 0 skipped 0 unit ns\n"
+                 b"row total 30 count 2 avg 15 p50 15 p99 15 min 10 max 20\n"
+                 b"\tret:log2 [-2147483648, 0)\n"
+                 b"row total 5 count 1 avg 5 p50 5 p99 5 min 5 max 5\n"
+                 b"\tret:log2 [4, 8)\n"
+                 b"other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n")
+        self.assertEqual([r["ret:log2"] for r in kstats.parse_keys(typed)],
+                         [(-2147483648, 0), (4, 8)])
         bad = key_text("KEY-ret").replace(b"ret -2", b"ret x")
         with self.assertRaises(kstats.ParseError):
             kstats.parse_keys(bad)
