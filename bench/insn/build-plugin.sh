@@ -11,7 +11,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${KS_CACHE:-/var/cache/kstats}
-# shellcheck source=../../test/lib/apt.sh
+# shellcheck source-path=SCRIPTDIR source=../../test/lib/apt.sh
 . "$HERE/../../test/lib/apt.sh"
 
 # gcc for the plugin, dpkg-dev for dpkg-source (apt-get source unpacks
