@@ -33,8 +33,6 @@ flock 9
 if [[ ! -f $src/include/qemu/qemu-plugin.h ]]; then
 	apt=$(mktemp -d)
 	trap 'rm -rf "$apt"' EXIT
-	# _apt, which downloads, must reach the directories
-	chmod 755 "$apt"
 	mkdir -p "$apt/lists/partial" "$apt/parts" "$apt/get"
 	# deb-src lines for the archives the host's apt already uses for
 	# Debian's main component (apt-cache policy lists them), so the
@@ -45,7 +43,10 @@ if [[ ! -f $src/include/qemu/qemu-plugin.h ]]; then
 		sort -u >"$apt/sources.list"
 	[[ -s $apt/sources.list ]] || { echo "build-plugin: no Debian archive in apt-cache policy" >&2; exit 1; }
 	opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts="$apt/parts"
-		-o Dir::State::Lists="$apt/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
+		-o Dir::State::Lists="$apt/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+		# root downloads into the private directories (_apt cannot
+		# reach a mktemp directory)
+		-o APT::Sandbox::User=root)
 	ks_apt "${opts[@]}" update >&2
 	(cd "$apt/get" && ks_apt "${opts[@]}" source "$srcpkg=$srcver" >&2)
 	dir=$(find "$apt/get" -mindepth 1 -maxdepth 1 -type d | head -n1)
