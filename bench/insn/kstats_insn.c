@@ -92,10 +92,12 @@ static void ki_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (qemu_plugin_insn_size(insn) != sizeof(ki_begin))
 			continue;
 		if (!memcmp(data, ki_begin, sizeof(ki_begin)))
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, ki_marker, QEMU_PLUGIN_CB_NO_REGS,
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, ki_marker,
+							       QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(after << 1));
 		else if (!memcmp(data, ki_end, sizeof(ki_end)))
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, ki_marker, QEMU_PLUGIN_CB_NO_REGS,
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, ki_marker,
+							       QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(after << 1 | 1));
 	}
 }
@@ -117,7 +119,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 
 	if (!info->system_emulation || strcmp(info->target_name, "x86_64") ||
 	    info->system.max_vcpus != 1) {
-		fprintf(stderr, "kstats_insn: needs qemu-system-x86_64 with -smp 1 (one counter)\n");
+		fprintf(stderr,
+			"kstats_insn: needs qemu-system-x86_64 with -smp 1 (one counter)\n");
 		return -1;
 	}
 	for (i = 0; i < argc; i++) {

@@ -12,15 +12,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifdef __x86_64__
 /* nopl "ksiB"(%rax) and nopl "ksiE"(%rax) */
-#define KI_BEGIN() asm volatile(".byte 0x0f, 0x1f, 0x80, 'k', 's', 'i', 'B'" ::: "memory")
-#define KI_END() asm volatile(".byte 0x0f, 0x1f, 0x80, 'k', 's', 'i', 'E'" ::: "memory")
-#else
-/* test/build.sh builds every program for arm64 too; the plugin is x86-64 only */
-#define KI_BEGIN() do { } while (0)
-#define KI_END() do { } while (0)
+static inline void ki_begin(void)
+{
+#ifdef __x86_64__
+	asm volatile(".byte 0x0f, 0x1f, 0x80, 'k', 's', 'i', 'B'" ::: "memory");
 #endif
+}
+
+/* test/build.sh builds every program for arm64 too: x86-64 only */
+static inline void ki_end(void)
+{
+#ifdef __x86_64__
+	asm volatile(".byte 0x0f, 0x1f, 0x80, 'k', 's', 'i', 'E'" ::: "memory");
+#endif
+}
 
 int main(int argc, char **argv)
 {
@@ -32,10 +38,10 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < warm; i++)
 		syscall(SYS_getpid);
-	KI_BEGIN();
+	ki_begin();
 	for (i = 0; i < n; i++)
 		syscall(SYS_getpid);
-	KI_END();
+	ki_end();
 	printf("insn_getpid %ld\n", n);
 	return 0;
 }
