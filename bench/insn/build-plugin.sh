@@ -38,9 +38,15 @@ if [[ ! -f $src/include/qemu/qemu-plugin.h ]]; then
 	# Debian's main component (apt-cache policy lists them), so the
 	# source version is the one installed: bookworm, its updates, its
 	# security archive.
-	apt-cache policy | awk '$1 ~ /^[0-9]+$/ && $3 ~ /\/main$/ && $5 == "Packages" {
-		split($3, s, "/"); print "deb-src " $2 " " s[1] " main" }' |
-		sort -u >"$apt/sources.list"
+	debsrc() {
+		apt-cache policy | awk '$1 ~ /^[0-9]+$/ && $3 ~ /\/main$/ && $5 == "Packages" {
+			split($3, s, "/"); print "deb-src " $2 " " s[1] " main" }' |
+			sort -u >"$apt/sources.list"
+	}
+	debsrc
+	# A machine whose lists were never fetched (or were cleaned after
+	# its packages were installed) lists no archive until apt-get update.
+	[[ -s $apt/sources.list ]] || { ks_apt update >&2 && debsrc; }
 	[[ -s $apt/sources.list ]] || { echo "build-plugin: no Debian archive in apt-cache policy" >&2; exit 1; }
 	opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts="$apt/parts"
 		-o Dir::State::Lists="$apt/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
