@@ -7,7 +7,9 @@
 # cost), read.sh (node read cost by CPU count), pingpong.sh (start table
 # under a run-queue trace) and loss.sh (64 sleepers: what kstats and
 # bpftrace count and lose), offcpu.sh (off-CPU traces on a pipe
-# ping-pong, against bpftrace's equivalent, and both counting the same waits).
+# ping-pong, against bpftrace's equivalent, and both counting the same waits),
+# insn.sh (guest instructions per getpid() event by method, counted by a
+# QEMU plugin: kstats' own share over the empty-hook floor).
 # The run ends with the report of every figure, one a line, "KVER:NAME
 # VALUE UNIT" (figures over rounds: the median, and NAME.min, NAME.max),
 # after the human lines (bench/lib.sh).
@@ -171,9 +173,9 @@ for b in table floor mem match; do
 	KS_BENCH_BUILT=1 bash "bench/$b.sh" "${KERNELS[@]}"
 done
 # Record cost, node read cost by CPU count, the start table under load,
-# loss with 64 sleepers, off-CPU traces against bpftrace:
-# these write their figures to the report themselves. The scripts above
-# have just built every kernel.
-for b in record read pingpong loss offcpu; do
+# loss with 64 sleepers, off-CPU traces against bpftrace, instructions
+# per event: these write their figures to the report themselves. The
+# scripts above have just built every kernel.
+for b in record read pingpong loss offcpu insn; do
 	KS_BENCH_BUILT=1 bash "bench/$b.sh" "${KERNELS[@]}"
 done

@@ -25,11 +25,7 @@ N=${KS_BENCH_N:-50000}
 ROUNDS=${KS_BENCH_ROUNDS:-3}
 ks_bench_kernels "$@"
 for k in "${KERNELS[@]}"; do
-	mod=$TOP/out/$k/bench-floor
-	rm -rf "$mod" && mkdir -p "$mod"
-	cp bench/floor/kstats_bench_floor.c bench/floor/Kbuild src/compat.h src/compat.mk "$mod/"
-	make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >"$mod/build.log" 2>&1 ||
-		{ echo "bench-floor: $k: the empty-hook module did not build:" >&2; cat "$mod/build.log" >&2; exit 1; }
+	ks_bench_floor_module "$k" || exit 1
 	methods="kretprobe kprobe tracepoint"
 	[[ $(ks_kernel_series "$k") == 6.12 ]] && methods="kretprobe fprobe kprobe tracepoint"
 	script=$(mktemp)
@@ -53,7 +49,7 @@ for r in \$(seq 1 $ROUNDS); do
 done
 GUEST
 	ks_bench_boots "$k" floor test/lib/run-guest.sh "$script" "out/$k/kstats.ko" \
-		"$mod/kstats_bench_floor.ko" "out/$k/getpid_p90"
+		"$FLOOR_KO" "out/$k/getpid_p90"
 	rm -f "$script"
 	log=$LOG
 	lines=$(mktemp)

@@ -133,3 +133,17 @@ ks_bench_boots() {
 		rm -f "$LOG.boot"
 	done
 }
+
+# ks_bench_floor_module KVER: build the empty-hook module (bench/floor/)
+# for KVER in out/KVER/bench-floor, with kstats' compat header so its
+# fprobe handlers have kstats' types; sets FLOOR_KO to the module.
+ks_bench_floor_module() {
+	local k=$1 mod=$TOP/out/$1/bench-floor
+	rm -rf "$mod" && mkdir -p "$mod"
+	cp bench/floor/kstats_bench_floor.c bench/floor/Kbuild src/compat.h src/compat.mk "$mod/"
+	make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >"$mod/build.log" 2>&1 ||
+		{ echo "bench-floor: $k: the empty-hook module did not build:" >&2; cat "$mod/build.log" >&2; return 1; }
+	# For the scripts that source this file.
+	# shellcheck disable=SC2034
+	FLOOR_KO=$mod/kstats_bench_floor.ko
+}

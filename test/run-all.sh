@@ -113,6 +113,13 @@ for k in "${KERNELS[@]}"; do
 
 	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"
+
+	# Guest instructions per event, counted by a QEMU plugin (repeatable
+	# within 1 %, unlike TCG timings): kstats' own share for the default
+	# trace must stay within 5 % of the committed baseline.
+	[[ $(ks_kernel_series "$k") == 6.12 ]] &&
+		run "$k: kstats' own instructions per event (default trace, QEMU plugin count) within 5 % of bench/results/insn-baseline.txt" \
+			env KS_BENCH_BUILT=1 bash test/insn-guard.sh "$k"
 done
 
 # Debian 13's and Debian unstable's current kernels, generic and

@@ -21,6 +21,8 @@
 #   KS_QEMU (QEMU binary, default qemu-system-x86_64)
 #   KS_ACCEL (default tcg,thread=single; see the note at the qemu command)
 #   KS_CPU (QEMU -cpu, default max)
+#   KS_QEMU_ARGS (more QEMU arguments, split at spaces; e.g. the
+#     instruction-counting plugin of bench/insn.sh: -plugin PATH,out=FILE)
 #   KS_KERNEL (image to boot instead of /boot/vmlinuz-KVER)
 #   KS_EXTRA_ROOT (a directory copied over the initramfs root)
 #   KS_ARCH (x86_64 or arm64; default x86_64). arm64 boots
@@ -165,6 +167,8 @@ ks_report_before_start() {
 	[[ -n $first ]] && { [[ -z $start ]] || ((first < start)); }
 }
 
+read -r -a QEMU_ARGS <<<"${KS_QEMU_ARGS:-}"
+
 boot() {
 	mkdir -p "$(dirname "$LOGFILE")"
 	: >"$LOGFILE"
@@ -189,6 +193,7 @@ boot() {
 		-serial "file:$LOGFILE" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
 		-append "$CONSOLE panic=-1 loglevel=7 ${KS_APPEND:-}" \
+		"${QEMU_ARGS[@]}" \
 		</dev/null >"$QEMU_ERR" 2>&1 || qemu_rc=$?
 	end=$(date +%s.%N)
 	elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
