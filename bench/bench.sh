@@ -8,6 +8,7 @@
 # under a run-queue trace) and loss.sh (64 sleepers: what kstats and
 # bpftrace count and lose), offcpu.sh (off-CPU traces on a pipe
 # ping-pong, against bpftrace's equivalent, and both counting the same waits),
+# bio.sh (biolatency per write to null_blk, kstats against bpftrace),
 # insn.sh (guest instructions per getpid() event by method, counted by a
 # QEMU plugin: kstats' own share over the empty-hook floor).
 # The run ends with the report of every figure, one a line, "KVER:NAME
@@ -173,9 +174,9 @@ for b in table floor mem match; do
 	KS_BENCH_BUILT=1 bash "bench/$b.sh" "${KERNELS[@]}"
 done
 # Record cost, node read cost by CPU count, the start table under load,
-# loss with 64 sleepers, off-CPU traces against bpftrace, instructions
-# per event: these write their figures to the report themselves. The
-# scripts above have just built every kernel.
-for b in record read pingpong loss offcpu insn; do
+# loss with 64 sleepers, off-CPU traces and biolatency against bpftrace,
+# instructions per event: these write their figures to the report
+# themselves. The scripts above have just built every kernel.
+for b in record read pingpong loss offcpu bio insn; do
 	KS_BENCH_BUILT=1 bash "bench/$b.sh" "${KERNELS[@]}"
 done
