@@ -81,7 +81,7 @@ void KS_DIRECT_ONLY notrace ks_gap_begin(struct ks_trace *t, u64 now)
 	u64 last = this_cpu_xchg(*t->last_end, 0);
 
 	if (last && now >= last)
-		kstats_record(t->gap, now - last);
+		ks_record(t->gap, now - last);
 }
 
 /**
@@ -102,7 +102,7 @@ void KS_DIRECT_ONLY notrace ks_gap_admitted(struct ks_trace *t, u64 last,
 {
 	if (last && start >= last &&
 	    this_cpu_cmpxchg(*t->last_end, last, 0) == last)
-		kstats_record(t->gap, start - last);
+		ks_record(t->gap, start - last);
 }
 
 /**
@@ -126,7 +126,7 @@ void KS_DIRECT_ONLY notrace ks_record_span(struct ks_trace *t,
 		ks_lost(t, &t->negative);
 		return;
 	}
-	kstats_record(t->dur, now - start);
+	ks_record(t->dur, now - start);
 	if (t->keys && READ_ONCE(t->dur->active) &&
 	    ks_keys_wanted(t->keys, now - start))
 		ks_keys_record(t->keys, tag->stack, end_stack, tag->raw, task,
