@@ -321,9 +321,11 @@ extern const struct file_operations ks_keys_fops;
 
 static __always_inline unsigned int ks_context_slot(void)
 {
-	unsigned int level = interrupt_context_level();
-
-	return level || !irqs_disabled() ? level : KS_CONTEXT_SLOTS - 1;
+	/* Task level, the common case, without computing the level. */
+	if (likely(!(preempt_count() &
+		     (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))))
+		return irqs_disabled() ? KS_CONTEXT_SLOTS - 1 : 0;
+	return interrupt_context_level();
 }
 
 #endif /* _KSTATS_KEYS_H */
