@@ -51,6 +51,19 @@ static struct ks_function *ks_function(const struct ks_trace *t)
 	return ks_trace_priv(t);
 }
 
+/*
+ * Key kstack's stack at a call's entry. Apart, so that a call without it
+ * keeps no anchor on its stack (nor a stack protector to check).
+ */
+static noinline u32 notrace ks_call_stack(struct ks_trace *t,
+					  unsigned long func, unsigned long ret)
+{
+	struct ks_anchor anchor;
+
+	ks_anchor_function(&anchor, func);
+	return __ks_stack(t, KS_KEY_KSTACK, &anchor, ret);
+}
+
 /**
  * ks_call_begin() - a call of the function at @func begins
  * @t: the trace
@@ -67,7 +80,6 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 				  unsigned long func, unsigned long ret,
 				  const unsigned long *arg)
 {
-	struct ks_anchor anchor;
 	u8 *busy;
 
 	if ((unlikely(t->req.reads_args) && !ks_args_admit(t, arg)) ||
@@ -80,11 +92,8 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 		return false;
 	}
 	call->tag.raw = unlikely(t->req.reads_args) ? ks_key_arg(t, arg) : 0;
-	call->tag.stack = 0;
-	if (ks_keys_has(t->keys, KS_KEY_KSTACK)) {
-		ks_anchor_function(&anchor, func);
-		call->tag.stack = ks_stack(t, KS_KEY_KSTACK, &anchor, ret);
-	}
+	call->tag.stack = ks_keys_has(t->keys, KS_KEY_KSTACK) ?
+			  ks_call_stack(t, func, ret) : 0;
 	/* After the unwind: see hotpath.c. */
 	call->ts = ks_now();
 	if (unlikely(t->req.filter.on_ret))
@@ -129,19 +138,34 @@ static void notrace ks_call_end(struct ks_trace *t, struct ks_call *call,
 	ks_leave(busy);
 }
 
+/*
+ * ks_call_begin() with the call's arguments, for if and key argN. Apart,
+ * so that the handlers of other traces keep no array on their stack.
+ */
+static noinline bool notrace ks_call_begin_regs(struct ks_trace *t,
+						struct ks_call *call,
+						unsigned long func,
+						struct pt_regs *regs)
+{
+	unsigned long arg[KS_ARGS];
+
+	ks_regs_args(regs, arg);
+	return ks_call_begin(t, call, func, ks_entry_return_address(regs), arg);
+}
+
 static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
 	struct ks_trace *t = container_of(rp, struct ks_krp, rp)->t;
-	unsigned long arg[KS_ARGS];
+	struct ks_call *call = (struct ks_call *)ri->data;
 
-	if (unlikely(t->req.reads_args))
-		ks_regs_args(regs, arg);
 	/* Non-zero: no return probe for this call. */
-	return !ks_call_begin(t, (struct ks_call *)ri->data,
-			      (unsigned long)rp->kp.addr,
-			      ks_entry_return_address(regs), arg);
+	if (unlikely(t->req.reads_args))
+		return !ks_call_begin_regs(t, call, (unsigned long)rp->kp.addr,
+					   regs);
+	return !ks_call_begin(t, call, (unsigned long)rp->kp.addr,
+			      ks_entry_return_address(regs), NULL);
 }
 
 static int notrace ks_krp_return(struct kretprobe_instance *ri,
@@ -155,22 +179,37 @@ static int notrace ks_krp_return(struct kretprobe_instance *ri,
 }
 
 /* Probing kstats' own handlers would recurse. */
+NOKPROBE_SYMBOL(ks_call_stack);
+NOKPROBE_SYMBOL(ks_call_begin_regs);
 NOKPROBE_SYMBOL(ks_krp_entry);
 NOKPROBE_SYMBOL(ks_krp_return);
 
 #if KS_HAVE_FPROBE
-static KS_FPROBE_ENTRY(ks_fp_entry)
+/* As ks_call_begin_regs(), with fprobe's view of the registers. */
+static noinline bool notrace ks_fp_begin_args(struct ks_trace *t,
+					      struct ks_call *call,
+					      unsigned long entry_ip,
+					      unsigned long ret_ip,
+					      KS_FPROBE_REGS_ARG)
 {
-	struct ks_trace *t = ks_trace_of(container_of(fp, struct ks_function, fp));
 	unsigned long arg[KS_ARGS];
 	unsigned int i;
 
-	/* As ks_regs_args(), with fprobe's view of the registers. */
+	for (i = 0; i < KS_ARGS; i++)
+		arg[i] = ks_fprobe_arg(regs, i);
+	return ks_call_begin(t, call, entry_ip, ret_ip, arg);
+}
+
+static KS_FPROBE_ENTRY(ks_fp_entry)
+{
+	struct ks_trace *t = ks_trace_of(container_of(fp, struct ks_function, fp));
+	bool timed;
+
 	if (unlikely(t->req.reads_args))
-		for (i = 0; i < KS_ARGS; i++)
-			arg[i] = ks_fprobe_arg(regs, i);
-	return ks_call_begin(t, entry_data, entry_ip, ret_ip, arg) ?
-	       KS_FPROBE_ENTRY_OK : KS_FPROBE_ENTRY_SKIP;
+		timed = ks_fp_begin_args(t, entry_data, entry_ip, ret_ip, regs);
+	else
+		timed = ks_call_begin(t, entry_data, entry_ip, ret_ip, NULL);
+	return timed ? KS_FPROBE_ENTRY_OK : KS_FPROBE_ENTRY_SKIP;
 }
 
 static KS_FPROBE_EXIT(ks_fp_exit)
@@ -181,6 +220,7 @@ static KS_FPROBE_EXIT(ks_fp_exit)
 		    unlikely(t->req.reads_ret) ? ks_fprobe_ret(regs) : 0);
 }
 
+NOKPROBE_SYMBOL(ks_fp_begin_args);
 NOKPROBE_SYMBOL(ks_fp_entry);
 NOKPROBE_SYMBOL(ks_fp_exit);
 #endif

@@ -16,40 +16,6 @@
 
 #include "hist.h"
 
-/*
- * Bounds: a sample that is neither a new min nor a new max costs two
- * reads and one branch. A new one is written with a CPU-local cmpxchg,
- * which an interrupt or NMI that records on this CPU between the read
- * and the write makes fail, so its value is compared again, never
- * overwritten.
- */
-static __always_inline void ks_update_bounds(struct ks_cpu __percpu *pc,
-					     u64 value)
-{
-	u64 lo = this_cpu_read(pc->min), hi = this_cpu_read(pc->max), seen;
-	unsigned int out = (value < lo) | (value > hi);
-
-	/*
-	 * One branch for both (hidden from the compiler, which would split
-	 * it): each branch ends a translation block under QEMU's TCG.
-	 */
-	OPTIMIZER_HIDE_VAR(out);
-	if (likely(!out))
-		return;
-	while (value < lo) {
-		seen = this_cpu_cmpxchg(pc->min, lo, value);
-		if (seen == lo)
-			break;
-		lo = seen;
-	}
-	while (value > hi) {
-		seen = this_cpu_cmpxchg(pc->max, hi, value);
-		if (seen == hi)
-			break;
-		hi = seen;
-	}
-}
-
 /**
  * kstats_record() - add one sample to a histogram
  * @ks: the histogram from kstats_new(); NULL is ignored
@@ -58,58 +24,21 @@ static __always_inline void ks_update_bounds(struct ks_cpu __percpu *pc,
  * Lock-free and per-CPU: one slot's count and sum, and the bounds, on
  * the current CPU. Samples are ignored while the node is stopped. It
  * makes no call that may be traced or kprobed, so probe handlers can
- * use it freely.
+ * use it freely (kstats' own use ks_record(), the same inline).
  *
  * Context: any: task, softirq, hardirq, kprobe handlers. NMI on x86-64;
  * elsewhere an NMI sample is dropped and counted.
  */
 void notrace kstats_record(struct kstats *ks, u64 value)
 {
-	struct ks_cpu __percpu *pc, *gate;
-	u32 slot, bucket, width_shift;
-	unsigned int bank;
-	u64 offset;
-
 	if (!ks)
 		return;
-	if (!KS_NMI_SAFE_THIS_CPU && in_nmi()) {
-		atomic_long_inc(&ks->nmi_dropped);
-		return;
-	}
 	/*
 	 * Keeps the sample on one CPU, and is the read-side section that
 	 * kstats_delete()'s synchronize_rcu() waits for.
 	 */
 	preempt_disable_notrace();
-	if (likely(READ_ONCE(ks->active))) {
-		slot = ks_slot_of(value, ks->frac_bits, ks->n_slots);
-		bucket = slot >> ks->frac_bits;
-		width_shift = ks_width_shift(bucket);
-		offset = value & ((1ULL << width_shift) - 1);
-		/*
-		 * In flight in the live bank. A cut's IPI, which switches
-		 * live on this CPU, may land between the two reads: then
-		 * the record moves to the new bank, which the cut does not
-		 * read; past the second read, the cut waits for it.
-		 */
-		gate = ks->bank[0];
-		bank = this_cpu_read(gate->live) & 1;
-		this_cpu_inc(gate->inflight[bank]);
-		barrier();
-		if (unlikely(this_cpu_read(gate->live) != bank)) {
-			this_cpu_dec(gate->inflight[bank]);
-			bank ^= 1;
-			this_cpu_inc(gate->inflight[bank]);
-		}
-		pc = ks->bank[bank];
-		this_cpu_inc(pc->slot[slot].count);
-		this_cpu_add(pc->slot[slot].sum,
-			     offset >> ks_sum_shift(width_shift));
-		ks_update_bounds(pc, value);
-		/* The counts before the end; pairs with ks_await_bank(). */
-		smp_wmb();
-		this_cpu_dec(gate->inflight[bank]);
-	}
+	ks_record(ks, value);
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(kstats_record);

@@ -10,9 +10,13 @@
 #ifndef _KSTATS_HIST_H
 #define _KSTATS_HIST_H
 
+#include <linux/atomic.h>
 #include <linux/bitops.h>
+#include <linux/compiler.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/types.h>
 #include <linux/kstats.h>
 
@@ -137,6 +141,92 @@ static __always_inline u32 ks_slot_of(u64 value, u8 frac_bits, u32 n_slots)
 		    ((1U << frac_bits) - 1));
 
 	return slot < n_slots - 1 ? slot : n_slots - 1;
+}
+
+/*
+ * Bounds: a sample that is neither a new min nor a new max costs two
+ * reads and one branch. A new one is written with a CPU-local cmpxchg,
+ * which an interrupt or NMI that records on this CPU between the read
+ * and the write makes fail, so its value is compared again, never
+ * overwritten.
+ */
+static __always_inline void ks_update_bounds(struct ks_cpu __percpu *pc,
+					     u64 value)
+{
+	u64 lo = this_cpu_read(pc->min), hi = this_cpu_read(pc->max), seen;
+	unsigned int out = (value < lo) | (value > hi);
+
+	/*
+	 * One branch for both (hidden from the compiler, which would split
+	 * it): each branch ends a translation block under QEMU's TCG.
+	 */
+	OPTIMIZER_HIDE_VAR(out);
+	if (likely(!out))
+		return;
+	while (value < lo) {
+		seen = this_cpu_cmpxchg(pc->min, lo, value);
+		if (seen == lo)
+			break;
+		lo = seen;
+	}
+	while (value > hi) {
+		seen = this_cpu_cmpxchg(pc->max, hi, value);
+		if (seen == hi)
+			break;
+		hi = seen;
+	}
+}
+
+/**
+ * ks_record() - kstats_record() with preemption already off
+ * @ks: the histogram, not NULL
+ * @value: the sample
+ *
+ * Inline, for kstats' own probe handlers, which the kernel calls with
+ * preemption off (tracepoint probes disable it themselves): that is the
+ * read-side section kstats_delete()'s synchronize_rcu() waits for.
+ *
+ * Context: as kstats_record(), with preemption disabled.
+ */
+static __always_inline void ks_record(struct kstats *ks, u64 value)
+{
+	struct ks_cpu __percpu *pc, *gate;
+	u32 slot, bucket, width_shift;
+	unsigned int bank;
+	u64 offset;
+
+	if (!KS_NMI_SAFE_THIS_CPU && in_nmi()) {
+		atomic_long_inc(&ks->nmi_dropped);
+		return;
+	}
+	if (unlikely(!READ_ONCE(ks->active)))
+		return;
+	slot = ks_slot_of(value, ks->frac_bits, ks->n_slots);
+	bucket = slot >> ks->frac_bits;
+	width_shift = ks_width_shift(bucket);
+	offset = value & ((1ULL << width_shift) - 1);
+	/*
+	 * In flight in the live bank. A cut's IPI, which switches live on
+	 * this CPU, may land between the two reads: then the record moves
+	 * to the new bank, which the cut does not read; past the second
+	 * read, the cut waits for it.
+	 */
+	gate = ks->bank[0];
+	bank = this_cpu_read(gate->live) & 1;
+	this_cpu_inc(gate->inflight[bank]);
+	barrier();
+	if (unlikely(this_cpu_read(gate->live) != bank)) {
+		this_cpu_dec(gate->inflight[bank]);
+		bank ^= 1;
+		this_cpu_inc(gate->inflight[bank]);
+	}
+	pc = ks->bank[bank];
+	this_cpu_inc(pc->slot[slot].count);
+	this_cpu_add(pc->slot[slot].sum, offset >> ks_sum_shift(width_shift));
+	ks_update_bounds(pc, value);
+	/* The counts before the end; pairs with ks_await_bank(). */
+	smp_wmb();
+	this_cpu_dec(gate->inflight[bank]);
 }
 
 /**

@@ -81,7 +81,7 @@ void KS_DIRECT_ONLY notrace ks_gap_begin(struct ks_trace *t, u64 now)
 	u64 last = this_cpu_xchg(*t->last_end, 0);
 
 	if (last && now >= last)
-		kstats_record(t->gap, now - last);
+		ks_record(t->gap, now - last);
 }
 
 /**
@@ -102,7 +102,7 @@ void KS_DIRECT_ONLY notrace ks_gap_admitted(struct ks_trace *t, u64 last,
 {
 	if (last && start >= last &&
 	    this_cpu_cmpxchg(*t->last_end, last, 0) == last)
-		kstats_record(t->gap, start - last);
+		ks_record(t->gap, start - last);
 }
 
 /**
@@ -126,14 +126,15 @@ void KS_DIRECT_ONLY notrace ks_record_span(struct ks_trace *t,
 		ks_lost(t, &t->negative);
 		return;
 	}
-	kstats_record(t->dur, now - start);
-	if (t->keys && READ_ONCE(t->dur->active))
+	ks_record(t->dur, now - start);
+	if (t->keys && READ_ONCE(t->dur->active) &&
+	    ks_keys_wanted(t->keys, now - start))
 		ks_keys_record(t->keys, tag->stack, end_stack, tag->raw, task,
 			       now - start, now);
 }
 
 /**
- * ks_stack() - the stack for key kstack or end-kstack, if the key has it
+ * __ks_stack() - the stack for key kstack or end-kstack (ks_stack())
  * @t: the trace
  * @part: KS_KEY_KSTACK or KS_KEY_END_KSTACK
  * @at: where the probe's own frames end
@@ -142,14 +143,12 @@ void KS_DIRECT_ONLY notrace ks_record_span(struct ks_trace *t,
  * Context: a probe handler, inside ks_enter().
  * Return: the stack's id, or 0 if the key has no such part.
  */
-u32 KS_DIRECT_ONLY notrace ks_stack(struct ks_trace *t, enum ks_key_part part,
-				    const struct ks_anchor *at,
-				    unsigned long ret)
+u32 KS_DIRECT_ONLY notrace __ks_stack(struct ks_trace *t, enum ks_key_part part,
+				      const struct ks_anchor *at,
+				      unsigned long ret)
 {
 	struct ks_anchor anchor;
 
-	if (!ks_keys_has(t->keys, part))
-		return 0;
 	anchor = *at;
 	anchor.ret = ks_caller_of(ret);
 	return ks_keys_stack(t->keys, part, &anchor);

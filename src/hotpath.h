@@ -93,6 +93,27 @@ static __always_inline unsigned long ks_key_arg(const struct ks_trace *t,
 	return ks_keys_spec_on_arg(&t->req.keys) ? arg[t->req.keys.value.arg] : 0;
 }
 
+/* Only ever called directly: see KS_DIRECT_ONLY. */
+u32 KS_DIRECT_ONLY __ks_stack(struct ks_trace *t, enum ks_key_part part,
+			      const struct ks_anchor *at, unsigned long ret);
+
+/**
+ * ks_stack() - the stack for key kstack or end-kstack, if the key has it
+ * @t: the trace
+ * @part: KS_KEY_KSTACK or KS_KEY_END_KSTACK
+ * @at: where the probe's own frames end
+ * @ret: the probed function's return address, or 0 (see ks_anchor)
+ *
+ * Context: a probe handler, inside ks_enter().
+ * Return: the stack's id, or 0 if the key has no such part.
+ */
+static __always_inline u32 ks_stack(struct ks_trace *t, enum ks_key_part part,
+				    const struct ks_anchor *at,
+				    unsigned long ret)
+{
+	return ks_keys_has(t->keys, part) ? __ks_stack(t, part, at, ret) : 0;
+}
+
 /* The clock of every sample: NMI-safe, monotonic. */
 static inline u64 notrace ks_now(void)
 {
@@ -114,8 +135,6 @@ void KS_DIRECT_ONLY ks_gap_admitted(struct ks_trace *t, u64 last, u64 start);
 void KS_DIRECT_ONLY ks_record_span(struct ks_trace *t, struct task_struct *task,
 				   u64 start, u64 now, const struct ks_tag *tag,
 				   u32 end_stack);
-u32 KS_DIRECT_ONLY ks_stack(struct ks_trace *t, enum ks_key_part part,
-			    const struct ks_anchor *at, unsigned long ret);
 void KS_DIRECT_ONLY ks_put_start(struct ks_trace *t, struct task_struct *task,
 				 u64 now, u32 stack, bool replace);
 void KS_DIRECT_ONLY ks_anchor_function(struct ks_anchor *a, unsigned long addr);

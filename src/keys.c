@@ -303,18 +303,6 @@ out:
 /* ---------------------------------------------------------------- rows */
 
 /**
- * ks_keys_has() - whether a trace's rows are keyed by @part
- * @k: the trace's keys, or NULL
- * @part: a part of the key
- *
- * Context: any.
- */
-bool notrace ks_keys_has(const struct ks_keys *k, enum ks_key_part part)
-{
-	return k && ks_keys_spec_has(&k->spec, part);
-}
-
-/**
  * ks_keys_has_waker() - whether a trace's rows are keyed by its waker
  * @k: the trace's keys, or NULL
  *
@@ -610,7 +598,6 @@ NOKPROBE_SYMBOL(ks_stats_add);
 NOKPROBE_SYMBOL(ks_keys_stack);
 NOKPROBE_SYMBOL(ks_slow_offer);
 NOKPROBE_SYMBOL(ks_copy_comm);
-NOKPROBE_SYMBOL(ks_keys_has);
 NOKPROBE_SYMBOL(ks_keys_waker);
 NOKPROBE_SYMBOL(ks_keys_has_waker);
 NOKPROBE_SYMBOL(ks_keys_add);

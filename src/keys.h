@@ -249,10 +249,52 @@ static inline bool ks_keys_spec_on_ret(const struct ks_key_spec *spec)
 	       spec->value.arg == KS_VALUE_RET;
 }
 
+/*
+ * The start of struct ks_keys (keys_table.h), which handlers read inline
+ * before they call into keys.c: most samples of a trace without keyed
+ * rows are below the floor of its slowest and have nothing to add there.
+ */
+struct ks_keys_head {
+	struct ks_key_spec spec;
+	u64 slow_floor;		/* below it, not among the slowest */
+};
+
+/**
+ * ks_keys_has() - whether a trace's rows are keyed by @part
+ * @k: the trace's keys, or NULL
+ * @part: a part of the key
+ *
+ * Context: any.
+ */
+static __always_inline bool ks_keys_has(const struct ks_keys *k,
+					enum ks_key_part part)
+{
+	return k && ks_keys_spec_has(&((const struct ks_keys_head *)k)->spec,
+				     part);
+}
+
+/**
+ * ks_keys_wanted() - whether ks_keys_record() has anything to do with @value
+ * @k: the trace's keys
+ * @value: the sample
+ *
+ * False only for a sample that no keyed row takes and that is not above
+ * the floor of the slowest (0 until the list is full): ks_keys_record()
+ * would do nothing with it.
+ *
+ * Context: any.
+ */
+static __always_inline bool ks_keys_wanted(const struct ks_keys *k, u64 value)
+{
+	const struct ks_keys_head *h = (const struct ks_keys_head *)k;
+
+	return h->spec.n_parts ||
+	       (h->spec.slowest && value > READ_ONCE(h->slow_floor));
+}
+
 struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec);
 void ks_keys_free(struct ks_keys *k);
 size_t ks_keys_bytes(const struct ks_keys *k);
-bool ks_keys_has(const struct ks_keys *k, enum ks_key_part part);
 bool ks_keys_has_waker(const struct ks_keys *k);
 u32 ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 		  const struct ks_anchor *anchor);
@@ -279,9 +321,11 @@ extern const struct file_operations ks_keys_fops;
 
 static __always_inline unsigned int ks_context_slot(void)
 {
-	unsigned int level = interrupt_context_level();
-
-	return level || !irqs_disabled() ? level : KS_CONTEXT_SLOTS - 1;
+	/* Task level, the common case, without computing the level. */
+	if (likely(!(preempt_count() &
+		     (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))))
+		return irqs_disabled() ? KS_CONTEXT_SLOTS - 1 : 0;
+	return interrupt_context_level();
 }
 
 #endif /* _KSTATS_KEYS_H */

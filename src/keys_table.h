@@ -73,8 +73,10 @@ struct ks_slow {
 	char comm[TASK_COMM_LEN];
 };
 
+/* Begins as struct ks_keys_head (keys.h), which handlers read inline. */
 struct ks_keys {
 	struct ks_key_spec spec;
+	u64 slow_floor;			/* below it, not among the slowest */
 	struct ks_set rows;		/* of struct ks_row_key */
 	struct ks_stats *stats;		/* per row */
 	struct ks_stats other;		/* samples whose key did not fit */
@@ -82,11 +84,15 @@ struct ks_keys {
 	struct ks_set wakers;		/* of struct ks_waker, for waker-* */
 	unsigned long __percpu *scratch;	/* KS_CONTEXT_SLOTS stacks per CPU */
 	atomic_t slow_lock;		/* a trylock: handlers never wait */
-	u64 slow_floor;			/* below it, not among the slowest */
 	atomic_long_t slow_skipped;	/* candidates met a busy slow_lock */
 	u32 slow_n;
 	struct ks_slow slow[];
 };
+
+static_assert(offsetof(struct ks_keys, spec) ==
+	      offsetof(struct ks_keys_head, spec));
+static_assert(offsetof(struct ks_keys, slow_floor) ==
+	      offsetof(struct ks_keys_head, slow_floor));
 
 static inline u32 ks_set_size(const struct ks_set *s)
 {

@@ -20,20 +20,32 @@ static struct ks_kprobe_pair *ks_kprobe_pair(const struct ks_trace *t)
 	return ks_trace_priv(t);
 }
 
+/*
+ * ks_kp_start() of a trace that reads the arguments. Apart, so that the
+ * start of other traces keeps no array on its stack.
+ */
+static noinline void notrace ks_kp_start_args(struct ks_trace *t,
+					      struct kprobe *p,
+					      struct pt_regs *regs)
+{
+	unsigned long arg[KS_ARGS];
+
+	ks_regs_args(regs, arg);
+	if (ks_args_admit(t, arg))
+		ks_section_start(t, current, ks_kprobe_level(p),
+				 ks_entry_return_address(regs), arg);
+}
+
 static int notrace ks_kp_start(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ks_kprobe_pair *pair = container_of(p, struct ks_kprobe_pair, start);
 	struct ks_trace *t = ks_trace_of(pair);
-	unsigned long arg[KS_ARGS];
 
-	if (unlikely(t->req.reads_args)) {
-		ks_regs_args(regs, arg);
-		if (!ks_args_admit(t, arg))
-			return 0;
-	}
-	ks_section_start(t, current, ks_kprobe_level(p),
-			 ks_entry_return_address(regs),
-			 unlikely(t->req.reads_args) ? arg : NULL);
+	if (unlikely(t->req.reads_args))
+		ks_kp_start_args(t, p, regs);
+	else
+		ks_section_start(t, current, ks_kprobe_level(p),
+				 ks_entry_return_address(regs), NULL);
 	return 0;
 }
 
@@ -47,6 +59,7 @@ static int notrace ks_kp_end(struct kprobe *p, struct pt_regs *regs)
 }
 
 /* Probing kstats' own handlers would recurse. */
+NOKPROBE_SYMBOL(ks_kp_start_args);
 NOKPROBE_SYMBOL(ks_kp_start);
 NOKPROBE_SYMBOL(ks_kp_end);
 

@@ -195,6 +195,27 @@ static u32 notrace ks_starts_depth(struct ks_starts *st, u32 home,
 	return depth;
 }
 
+/* Claims @s, if it is free, for a start of @key at @depth. */
+static __always_inline bool ks_starts_claim_slot(struct ks_start *s,
+						 const void *key, u64 ts,
+						 const struct ks_tag *tag,
+						 u32 depth)
+{
+	unsigned long v = READ_ONCE(s->key);
+
+	if (v != KS_KEY_EMPTY && v != KS_KEY_TOMB)
+		return false;
+	if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
+		return false;
+	WRITE_ONCE(s->ts, ts);
+	WRITE_ONCE(s->raw, tag->raw);
+	WRITE_ONCE(s->stack, tag->stack);
+	WRITE_ONCE(s->depth, depth);
+	/* Pairs with the cmpxchg in ks_starts_take(): ts first. */
+	smp_store_release(&s->key, (unsigned long)key);
+	return true;
+}
+
 /* Claims a free slot of @key's window for a start at @depth. */
 static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
 				    const void *key, u64 ts,
@@ -202,22 +223,9 @@ static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
 {
 	u32 n;
 
-	for (n = 0; n < st->window; n++) {
-		struct ks_start *s = ks_at(st, home, n);
-		unsigned long v = READ_ONCE(s->key);
-
-		if (v != KS_KEY_EMPTY && v != KS_KEY_TOMB)
-			continue;
-		if (!try_cmpxchg(&s->key, &v, KS_KEY_BUSY))
-			continue;
-		WRITE_ONCE(s->ts, ts);
-		WRITE_ONCE(s->raw, tag->raw);
-		WRITE_ONCE(s->stack, tag->stack);
-		WRITE_ONCE(s->depth, depth);
-		/* Pairs with the cmpxchg in ks_starts_take(): ts first. */
-		smp_store_release(&s->key, (unsigned long)key);
-		return true;
-	}
+	for (n = 0; n < st->window; n++)
+		if (ks_starts_claim_slot(ks_at(st, home, n), key, ts, tag, depth))
+			return true;
 	return false;
 }
 
@@ -269,10 +277,33 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
 int notrace ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
 			   const struct ks_tag *tag)
 {
-	u32 home = ks_home(st, key), depth = ks_starts_depth(st, home, key);
+	u32 home = ks_home(st, key), depth = 0, n;
+	struct ks_start *free = NULL;
 
+	/*
+	 * One pass for what ks_starts_depth() and ks_starts_claim() would
+	 * find: @key's depth, up to EMPTY, and the first EMPTY or TOMB,
+	 * which is at or before that EMPTY.
+	 */
+	for (n = 0; n < st->window; n++) {
+		struct ks_start *s = ks_at(st, home, n);
+		/* Acquire: the depth was written before the key was published. */
+		unsigned long v = smp_load_acquire(&s->key);
+
+		if (v == KS_KEY_EMPTY || v == KS_KEY_TOMB) {
+			if (!free)
+				free = s;
+			if (v == KS_KEY_EMPTY)
+				break;
+		} else if (v == (unsigned long)key) {
+			depth = max(depth, READ_ONCE(s->depth) + 1);
+		}
+	}
 	if (depth >= KS_STARTS_DEPTH)
 		return -E2BIG;
+	if (free && ks_starts_claim_slot(free, key, ts, tag, depth))
+		return 0;
+	/* None, or taken meanwhile (an interrupt, another CPU): look again. */
 	return ks_starts_claim(st, home, key, ts, tag, depth) ? 0 : -ENOSPC;
 }
 

@@ -28,18 +28,39 @@ struct ks_tracepoint_pair {
 	struct ks_tp_probe probe[2];
 };
 
+/*
+ * ks_tp_start() of a trace that reads the arguments. Apart, so that the
+ * start of other traces keeps no array on its stack.
+ */
+static noinline void notrace ks_tp_start_args(struct ks_trace *t,
+					      unsigned long a0,
+					      unsigned long a1,
+					      unsigned long a2,
+					      unsigned long a3,
+					      unsigned long a4)
+{
+	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
+
+	if (!ks_args_admit(t, arg))
+		return;
+	preempt_disable_notrace();
+	ks_section_start(t, current, interrupt_context_level(), 0, arg);
+	preempt_enable_notrace();
+}
+
 /* With the tracepoint's first arguments, for if and key argN (matched.c). */
 static void notrace ks_tp_start(void *data, unsigned long a0,
 				unsigned long a1, unsigned long a2,
 				unsigned long a3, unsigned long a4)
 {
-	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
 	struct ks_trace *t = data;
 
-	if (unlikely(t->req.reads_args) && !ks_args_admit(t, arg))
+	if (unlikely(t->req.reads_args)) {
+		ks_tp_start_args(t, a0, a1, a2, a3, a4);
 		return;
+	}
 	preempt_disable_notrace();
-	ks_section_start(t, current, interrupt_context_level(), 0, arg);
+	ks_section_start(t, current, interrupt_context_level(), 0, NULL);
 	preempt_enable_notrace();
 }
 
