@@ -74,7 +74,9 @@
  *				kst_ret_int(i), an int function that
  *				returns the same for i % 4 < 2, else i
  *	work N			N work items queued on system_wq, one at a
- *				time, each waited for (flush_work())
+ *				time, each waited for (flush_work()); reading
+ *				the file then gives "work N item ADDR", the
+ *				work item's address in decimal
  *	clear			forget the measurements below
  *
  * Every call (outermost call for recurse, begin..end for the sections)
@@ -768,6 +770,9 @@ static int kst_run(char *line)
 			flush_work(&kst_work);
 			kst_note(t0);
 		}
+		/* The work item, as a key on its address prints it. */
+		snprintf(kst_result, sizeof(kst_result), "work %u item %lu\n", a,
+			 (unsigned long)&kst_work);
 	} else if (!strcmp(cmd, "bench_obj") && n == 2) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < a; i++) {
