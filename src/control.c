@@ -3,7 +3,7 @@
  * The _control file: "trace NAME [bits B] [start X] [end Y] [method M]
  * [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
  * [comm C] [cpu N] [if V ...] [match argI[,argJ]] [expire NS]
- * [repeat replace|keep]",
+ * [repeat replace|keep] [gap on|off]",
  * "trace NAME offcpu [state any|S|D] [min NS] [max NS]
  * [tasks all|user|kernel] ..." and "remove NAME". Parsing is a pure
  * function of the line, so it can be tested without attaching anything.
@@ -33,7 +33,7 @@
 static const char * const ks_keywords[] = {
 	"bits", "start", "end", "method", "maxactive",
 	"key", "keys", "slowest", "pid", "tgid", "comm", "cpu",
-	"match", "expire", "repeat", "if",
+	"match", "expire", "repeat", "if", "gap",
 	"state", "min", "max", "tasks",
 };
 
@@ -41,6 +41,7 @@ enum ks_keyword {
 	KS_KW_BITS, KS_KW_START, KS_KW_END, KS_KW_METHOD, KS_KW_MAXACTIVE,
 	KS_KW_KEY, KS_KW_KEYS, KS_KW_SLOWEST, KS_KW_PID, KS_KW_TGID,
 	KS_KW_COMM, KS_KW_CPU, KS_KW_MATCH, KS_KW_EXPIRE, KS_KW_REPEAT, KS_KW_IF,
+	KS_KW_GAP,
 	/* offcpu only */
 	KS_KW_STATE, KS_KW_MIN, KS_KW_MAX, KS_KW_TASKS,
 };
@@ -403,7 +404,7 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	k = match_string(ks_keywords, ARRAY_SIZE(ks_keywords), key);
 	if (k < 0)
 		return ks_why(req, why,
-			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu, match, expire, repeat, if; with offcpu: state, min, max, tasks)",
+			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu, match, expire, repeat, if, gap; with offcpu: state, min, max, tasks)",
 			      key);
 	if ((*seen & BIT(k)) && k != KS_KW_IF)
 		return ks_why(req, why, "keyword %s given twice", key);
@@ -485,6 +486,11 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 			return ks_why(req, why, "repeat %s: must be replace or keep", val);
 		req->match.keep = !strcmp(val, "keep");
 		req->match.repeat_given = true;
+		return 0;
+	case KS_KW_GAP:
+		if (strcmp(val, "on") && strcmp(val, "off"))
+			return ks_why(req, why, "gap %s: must be on or off", val);
+		req->gap_off = !strcmp(val, "off");
 		return 0;
 	case KS_KW_EXPIRE:
 		if (*val == '+' || kstrtou64(val, 10, &req->match.expire_ns) ||

@@ -69,14 +69,14 @@ static unsigned long notrace ks_caller_of(unsigned long ret)
 }
 
 /**
- * ks_gap_begin() - a call or section starts: GAP-NAME gets the time
+ * __ks_gap_begin() - a call or section starts: GAP-NAME gets the time
  * since the end of the last one on this CPU
- * @t: the trace
+ * @t: the trace, with a GAP-NAME
  * @now: from ks_now()
  *
  * Context: a probe handler, inside ks_enter().
  */
-void KS_DIRECT_ONLY notrace ks_gap_begin(struct ks_trace *t, u64 now)
+void KS_DIRECT_ONLY notrace __ks_gap_begin(struct ks_trace *t, u64 now)
 {
 	u64 last = this_cpu_xchg(*t->last_end, 0);
 
@@ -85,8 +85,8 @@ void KS_DIRECT_ONLY notrace ks_gap_begin(struct ks_trace *t, u64 now)
 }
 
 /**
- * ks_gap_admitted() - ks_gap_begin() for a call whose "if ret" admitted it
- * @t: the trace
+ * __ks_gap_admitted() - ks_gap_begin() for a call whose "if ret" admitted it
+ * @t: the trace, with a GAP-NAME
  * @last: *t->last_end as its entry read it
  * @start: its entry, from ks_now()
  *
@@ -97,8 +97,8 @@ void KS_DIRECT_ONLY notrace ks_gap_begin(struct ks_trace *t, u64 now)
  *
  * Context: a function's return probe, inside ks_enter().
  */
-void KS_DIRECT_ONLY notrace ks_gap_admitted(struct ks_trace *t, u64 last,
-					    u64 start)
+void KS_DIRECT_ONLY notrace __ks_gap_admitted(struct ks_trace *t, u64 last,
+					      u64 start)
 {
 	if (last && start >= last &&
 	    this_cpu_cmpxchg(*t->last_end, last, 0) == last)

@@ -130,8 +130,29 @@ void ks_set_return_trampolines(unsigned long rethook, unsigned long fgraph,
 			       unsigned long kretprobe);
 
 /* Only ever called directly: see KS_DIRECT_ONLY. */
-void KS_DIRECT_ONLY ks_gap_begin(struct ks_trace *t, u64 now);
-void KS_DIRECT_ONLY ks_gap_admitted(struct ks_trace *t, u64 last, u64 start);
+void KS_DIRECT_ONLY __ks_gap_begin(struct ks_trace *t, u64 now);
+void KS_DIRECT_ONLY __ks_gap_admitted(struct ks_trace *t, u64 last, u64 start);
+
+/*
+ * A call or section starts: GAP-NAME gets the time since the end of the
+ * last one on this CPU. A trace with "gap off" has no GAP-NAME, and
+ * skips the exchange and the record.
+ */
+static __always_inline void ks_gap_begin(struct ks_trace *t, u64 now)
+{
+	if (t->gap)
+		__ks_gap_begin(t, now);
+}
+
+/* ks_gap_begin() of a call that "if ret" admitted: see __ks_gap_admitted(). */
+static __always_inline void ks_gap_admitted(struct ks_trace *t, u64 last,
+					    u64 start)
+{
+	if (t->gap)
+		__ks_gap_admitted(t, last, start);
+}
+
+/* Only ever called directly: see KS_DIRECT_ONLY. */
 void KS_DIRECT_ONLY ks_record_span(struct ks_trace *t, struct task_struct *task,
 				   u64 start, u64 now, const struct ks_tag *tag,
 				   u32 end_stack);

@@ -128,6 +128,7 @@ struct ks_trace_req {
 	struct ks_match_req match;	/* match and expire */
 	bool reads_args;	/* if argN or key argN: a start reads its arguments */
 	bool reads_ret;		/* if ret or key ret: a return reads its value */
+	bool gap_off;		/* gap off: no GAP-NAME, and its cost not paid */
 	bool resolved;			/* by ks_resolve_points() */
 	char why[256];			/* the parser's reason for a refusal */
 };

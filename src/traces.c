@@ -136,7 +136,7 @@ static size_t ks_trace_bytes(const struct ks_trace *t)
 	size_t cpus = num_possible_cpus();
 	/* A histogram has its second bank once its interval file is read. */
 	size_t bytes = sizeof(*t) + t->ops->priv_size + ks_hist_bytes(t->dur) +
-		       ks_hist_bytes(t->gap) + cpus * sizeof(u64) +
+		       (t->gap ? ks_hist_bytes(t->gap) : 0) + cpus * sizeof(u64) +
 		       ks_starts_bytes(t->starts);
 	unsigned int i;
 
@@ -225,7 +225,7 @@ static int ks_trace_nodes(struct ks_trace *t)
 		t->dur = NULL;
 		return err;
 	}
-	t->gap = ks_trace_node(t, KS_GAP_PREFIX);
+	t->gap = t->req.gap_off ? NULL : ks_trace_node(t, KS_GAP_PREFIX);
 	if (IS_ERR(t->gap)) {
 		int err = PTR_ERR(t->gap);
 
@@ -387,7 +387,8 @@ static void ks_trace_destroy(struct ks_trace *t)
 		pr_err("trace %s: cannot detach (%d); keeping it, and kstats loaded\n",
 		       t->req.name, err);
 		WRITE_ONCE(t->dur->active, false);
-		WRITE_ONCE(t->gap->active, false);
+		if (t->gap)
+			WRITE_ONCE(t->gap->active, false);
 		for (i = 0; i < KS_PARTS_MAX; i++)
 			if (t->part[i])
 				WRITE_ONCE(t->part[i]->active, false);
@@ -467,7 +468,8 @@ void ks_trace_list(struct seq_file *m)
 			seq_printf(m, " if %s", f->value[i].word);
 		if (t->ops->list)
 			t->ops->list(m, t);
-		seq_printf(m, "%s\n", t->gone ? " gone" : "");
+		seq_printf(m, "%s%s\n", t->req.gap_off ? " gap off" : "",
+			   t->gone ? " gone" : "");
 	}
 	mutex_unlock(&ks_trace_lock);
 }

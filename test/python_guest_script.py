@@ -184,6 +184,13 @@ def main():
         listed = [d for d in kstats.traces() if d["name"] == "pyobj"]
         check(listed and listed[0].get("repeat") == "keep" and len(t.keys()) == 1,
               "match, repeat keep, key arg0: listed, one row", repr(listed))
+    # gap=False: "gap off", no GAP-NAME; the samples are all there.
+    with kstats.trace("pynogap", start="kst_target_delay", gap=False) as t:
+        tgt("delay 0 5")
+        listed = [d for d in kstats.traces() if d["name"] == "pynogap"]
+        check(listed and listed[0].get("gap") == "off" and t.summary().samples == 5
+              and not os.path.exists(os.path.join(kstats.root(), "GAP-pynogap")),
+              "gap=False: listed gap off, 5 samples, no GAP-NAME", repr(listed))
     with kstats.trace("pycomm", start="kst_target_delay", comm="py prog"):
         check(" comm py\\040prog" in control_text(), "comm 'py prog' listed as py\\040prog",
               control_text())

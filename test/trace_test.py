@@ -75,13 +75,14 @@ def REFUSALS(arch):
     ("missing value", "trace x start kst_target_delay bits", "Invalid argument"),
     ("unknown keyword", "trace x start kst_target_delay color red", "Invalid argument"),
     ("keyword twice", "trace x start kst_target_delay bits 2 bits 3", "Invalid argument"),
-    ("too many words", "trace x" + " bits 1" * 23 + " q y z", "Invalid argument"),
+    ("too many words", "trace x" + " bits 1" * 24 + " q y z", "Invalid argument"),
     ("unknown command", "frob x", "Invalid argument"),
     ("command alone", "trace", "Invalid argument"),
     ("remove with extra words", "remove dup now", "Invalid argument"),
     ("maxactive 0", "trace x start kst_target_delay maxactive 0", "Invalid argument"),
     ("maxactive 4097", "trace x start kst_target_delay maxactive 4097", "Invalid argument"),
     ("unknown method", "trace x start kst_target_delay method uprobe", "Invalid argument"),
+    ("gap neither on nor off", "trace x start kst_target_delay gap maybe", "Invalid argument"),
     ("method kprobe without end", "trace x start kst_target_delay method kprobe", "Invalid argument"),
     ("kretprobe with end", "trace x start kst_section_begin end kst_section_end method kretprobe", "Invalid argument"),
     ("tracepoint without end", "trace x start __tracepoint_sched_switch", "Invalid argument"),
@@ -306,6 +307,21 @@ ctl "trace rq start __tracepoint_sched_wakeup end __tracepoint_sched_switch"
 show rq
 listing rq
 ctl "remove rq"
+step gap-off
+# gap off: no GAP-NAME, every sample still recorded; gap on is the default.
+ctl "trace gf start kst_target_delay gap off"
+ctl "trace gk start kst_section_begin end kst_section_end gap off"
+ctl "trace gn start kst_target_recurse gap on"
+listing gap-off
+tgt clear
+tgt "gap 20000 11"
+tgt "section 20000 10"
+for n in GAP-gf GAP-gk GAP-gn; do [ -e $D/$n ] && echo "@@NODE $n"; done
+show gf
+show gk
+ctl "remove gf"
+ctl "remove gk"
+ctl "remove gn"
 step matched
 # Sections matched on an object: A ended in the task, B from a hard
 # hrtimer, each by its own end function (arg0, and arg1 of kst_obj_end2).
@@ -1010,7 +1026,7 @@ def check(logpath):
     want_steps = ["fn-%s" % m for m in function_methods(series, arch) + ["default"]] + [
         "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
         "remove-pending", "read-while-removed", "concurrent",
-        "spellings", "wildcards", "matched", "ratelimit", "busy-cpu", "rmmod-with-traces", "done"]
+        "spellings", "wildcards", "gap-off", "matched", "ratelimit", "busy-cpu", "rmmod-with-traces", "done"]
     for s in want_steps:
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
@@ -1106,6 +1122,22 @@ def check(logpath):
     r.check(missed_of(ls.get("rq", []), "rq") == 0,
             "run-queue latency: switches to preempted tasks are not misses")
 
+    st = steps["gap-off"]
+    nd, ls = nodes(st), listings(st)
+    r.check(all(rc == "0" for _, rc, _ in ctls(st)), "gap off/on: traces made and removed",
+            str(ctls(st)))
+    r.check([l for l in st if l.startswith("@@NODE ")] == ["@@NODE GAP-gn"],
+            "gap off: no GAP-NAME for a function or a pair; gap on has one",
+            str([l for l in st if l.startswith("@@NODE ")]))
+    lg = ls.get("gap-off", [])
+    r.check(any(l.split()[0] == "gf" and l.endswith(" gap off") for l in lg) and
+            any(l.split()[0] == "gk" and l.endswith(" gap off") for l in lg) and
+            any(l.split()[0] == "gn" and "gap" not in l.split() for l in lg),
+            "the listing ends the line of a gap off trace with 'gap off', and only those", str(lg))
+    r.check(total(nd.get("gf", [[[]]])[0][0]) == 11 and total(nd.get("gk", [[[]]])[0][0]) == 10,
+            "gap off: 11 calls and 10 sections, every one a sample",
+            str(nd.get("gf")) + str(nd.get("gk")))
+
     st = steps["hostile"]
     r.check(all(x[1] == "0" for x in ctls(st)), "spinlock and NMI pairs attach and remove",
             str(ctls(st)))
@@ -1148,9 +1180,10 @@ def check(logpath):
                    "trace GAP-dup: names starting with GAP- are the gap nodes of traces",
                    "trace a/b: name has '/' or a byte other than printable ASCII",
                    "trace x: bits 6: must be 0..5",
+                   "trace x: gap maybe: must be on or off",
                    "trace x: 'color' is not a keyword (bits, start, end, method, maxactive, "
-                   "key, keys, slowest, pid, tgid, comm, cpu, match, expire, repeat, if; with offcpu: state, min, max, tasks)",
-                   "trace x: too many words (at most 49): 'y' and after",
+                   "key, keys, slowest, pid, tgid, comm, cpu, match, expire, repeat, if, gap; with offcpu: state, min, max, tasks)",
+                   "trace x: too many words (at most 51): 'y' and after",
                    "trace x: no tracepoint __tracepoint_kst_nosuch in the kernel",
                    "fprobe unavailable for kst_target_notrace"]:
         r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)

@@ -36,7 +36,7 @@ KEY_PREFIX = "KEY-"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).
 TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive", "key", "keys",
                   "slowest", "pid", "tgid", "comm", "cpu", "match", "expire", "repeat", "if",
-                  "state", "min", "max", "tasks")
+                  "gap", "state", "min", "max", "tasks")
 METHODS = ("kretprobe", "fprobe", "kprobe", "tracepoint")
 
 
@@ -369,10 +369,11 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           min_ns: int | None = None, max_ns: int | None = None,
           tasks: str | None = None, match: str | None = None,
           expire_ns: int | None = None, where: str | list[str] | None = None,
-          repeat: str | None = None, keep: bool = False, **unknown: Any) -> Trace:
+          repeat: str | None = None, gap: bool = True, keep: bool = False,
+          **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
     [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
-    [comm C] [cpu N] [match A] [expire NS] [repeat R] [if V ...]" written to _control. @start defaults to @name; @end
+    [comm C] [cpu N] [match A] [expire NS] [repeat R] [if V ...] [gap off]" written to _control. @start defaults to @name; @end
     times from reaching @start to reaching @end; @bits is frac_bits
     (0..5); @method one of kretprobe, fprobe, kprobe, tracepoint.
     Durations are recorded in ns. @key (a string "kstack:8,comm" or a
@@ -394,6 +395,8 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     @where is an "if" word or a list of them, ANDed: "ret<0",
     "arg2>=65536", "ret:s32<0" (README: "Filters on values"; "if" is a
     word Python keeps for itself).
+    @gap=False ("gap off") makes no GAP-NAME, and spares each event its
+    cost (README: "Cost per event").
 
     @offcpu=True makes it "trace NAME offcpu ...", an off-CPU trace (README:
     "Off-CPU time"): no @start, @end or @method; @state "any", "S" or
@@ -421,6 +424,8 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     for kw, val in (("min_ns", min_ns), ("max_ns", max_ns), ("expire_ns", expire_ns)):
         if val is not None and (isinstance(val, bool) or not isinstance(val, int)):
             raise KstatsError(_errno.EINVAL, f"trace {name}: {kw} {val!r}: an int of ns")
+    if not isinstance(gap, bool):
+        raise KstatsError(_errno.EINVAL, f"trace {name}: gap {gap!r}: True or False")
     words = ["trace", name] + (["offcpu"] if offcpu else []) + ["bits", str(int(bits))]
     if not 0 <= int(bits) <= 5:
         raise KstatsError(_errno.EINVAL, f"trace {name}: bits {bits} not in 0..5")
@@ -436,7 +441,8 @@ def trace(name: str, start: str | None = None, end: str | None = None,
                     ("slowest", slowest), ("pid", pid), ("tgid", tgid),
                     ("comm", comm), ("cpu", cpu), ("match", match),
                     ("expire", expire_ns), ("repeat", repeat), ("state", state),
-                    ("min", min_ns), ("max", max_ns), ("tasks", tasks)) + \
+                    ("min", min_ns), ("max", max_ns), ("tasks", tasks),
+                    ("gap", None if gap else "off")) + \
             tuple(("if", w) for w in ([where] if isinstance(where, str) else where or [])):
         if val is None:
             continue
