@@ -22,6 +22,7 @@
 # Environment knobs:
 #   KS_QEMU_MEM (MiB, default 1024)  KS_SMP (default 2)
 #   KS_TIMEOUT (seconds, default 600)  KS_APPEND (extra kernel cmdline)
+#   KS_QEMU_ARGS (more QEMU arguments, split at spaces, as run-guest.sh's)
 #   KS_CACHE (default /var/cache/kstats)
 #   KS_ROOTFS_PACKAGES (default "bpftrace python3 kmod procps")
 #   KS_ROOTFS_ONLY=1: build (or find) the image, print its path, boot nothing.
@@ -154,6 +155,7 @@ timeout --kill-after=10 "${KS_TIMEOUT:-600}" \
 	-drive "file=$IMG,if=virtio,format=raw,snapshot=on" \
 	-drive "file=$WORK/ks.img,if=virtio,format=raw" \
 	-append "root=/dev/vda ro init=/ks-init console=ttyS0 panic=-1 loglevel=4 tsc=reliable ${KS_APPEND:-}" \
+	${KS_QEMU_ARGS:-} \
 	</dev/null >"$WORK/qemu.stderr" 2>&1 || qemu_rc=$?
 elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 [[ -s $WORK/qemu.stderr ]] && sed 's/^/rootfs: qemu: /' "$WORK/qemu.stderr" >&2
