@@ -24,15 +24,56 @@ if [[ -z ${KS_BENCH_REPORT:-} ]]; then
 fi
 export KS_BENCH_REPORT
 
+# ks_bench_suite KVER: the newer Debian suite whose chroot
+# (test/lib/suites.sh) has KVER's headers, when the host has none; else
+# nothing
+ks_bench_suite() {
+	local s
+	[[ -d /lib/modules/$1/build ]] && return 0
+	for s in trixie sid; do
+		[[ -d ${KS_CACHE:-/var/cache/kstats}/chroot-$s/usr/lib/modules/$1/build ]] &&
+			{ echo "$s"; return 0; }
+	done
+}
+
+# ks_bench_in KVER CMD...: CMD where KVER builds: here, or in its suite's
+# chroot
+ks_bench_in() {
+	local suite
+	suite=$(ks_bench_suite "$1")
+	shift
+	if [[ -n $suite ]]; then
+		# shellcheck source-path=SCRIPTDIR source=../test/lib/suites.sh
+		. test/lib/suites.sh
+		ks_suite_in "$suite" "$@"
+	else
+		"$@"
+	fi
+}
+
+# ks_bench_image KVER: the image to boot: KS_KERNEL if set (one kernel
+# named), a suite kernel's stock image (test/lib/suites.sh), or nothing
+# (the guest's /boot/vmlinuz-KVER)
+ks_bench_image() {
+	local suite
+	[[ -n ${KS_KERNEL:-} ]] && { echo "$KS_KERNEL"; return 0; }
+	suite=$(ks_bench_suite "$1")
+	[[ -z $suite ]] && return 0
+	# shellcheck source-path=SCRIPTDIR source=../test/lib/suites.sh
+	. test/lib/suites.sh
+	ks_suite_image "$suite" "$1"
+}
+
 # ks_bench_kernels [KVER...]: KERNELS=(the KVERs, or every reference
-# kernel), each built by test/build.sh unless the caller has built them
-# all (KS_BENCH_BUILT=1)
+# kernel), each built by test/build.sh (in its suite's chroot for a
+# newer suite's kernel) unless the caller has built them all
+# (KS_BENCH_BUILT=1)
 ks_bench_kernels() {
 	local k
 	mapfile -t KERNELS < <(if (($#)); then printf '%s\n' "$@"; else ks_kernels; fi)
 	[[ ${KS_BENCH_BUILT:-0} == 1 ]] && return 0
 	for k in "${KERNELS[@]}"; do
-		bash test/build.sh "$k" >/dev/null
+		ks_bench_in "$k" bash test/build.sh "$k" >/dev/null
 	done
 }
 
@@ -135,13 +176,14 @@ ks_bench_boots() {
 }
 
 # ks_bench_floor_module KVER: build the empty-hook module (bench/floor/)
-# for KVER in out/KVER/bench-floor, with kstats' compat header so its
+# for KVER in out/KVER/bench-floor (in its suite's chroot for a newer
+# suite's kernel), with kstats' compat header so its
 # fprobe handlers have kstats' types; sets FLOOR_KO to the module.
 ks_bench_floor_module() {
 	local k=$1 mod=$TOP/out/$1/bench-floor
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp bench/floor/kstats_bench_floor.c bench/floor/Kbuild src/compat.h src/compat.mk "$mod/"
-	make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >"$mod/build.log" 2>&1 ||
+	ks_bench_in "$k" make -s -C "/lib/modules/$k/build" M="$mod" W=1 modules >"$mod/build.log" 2>&1 ||
 		{ echo "bench-floor: $k: the empty-hook module did not build:" >&2; cat "$mod/build.log" >&2; return 1; }
 	# For the scripts that source this file.
 	# shellcheck disable=SC2034
