@@ -19,8 +19,18 @@
 # event over untraced, and kstats' own share, traced - untraced - floor,
 # each the median of the rounds with its min and max (own: per round,
 # against the floor of the same round).
-# KS_INSN_METHODS limits the configurations (default: all four);
-# test/insn-guard.sh runs the default one alone.
+# Then bpftrace beside kstats, in a second boot (the Debian rootfs guest
+# of test/lib/rootfs.sh, 1 vCPU): kstats' default, gap off, kretprobe and
+# tracepoint pair traces and bpftrace's kfunc/kretfunc, kprobe/kretprobe
+# and raw_syscalls sys_enter/sys_exit programs, each with a start map
+# keyed by tid and hist(), as a bpftrace user writes them; per pair, what
+# each adds over the untraced windows of that boot and kstats / bpftrace.
+# KS_INSN_METHODS limits the configurations of the first boot (default:
+# all five); KS_INSN_PEERS=0 skips the second; test/insn-guard.sh runs
+# the default one alone.
+# Kernels: the reference kernels, or the KVERs named, which may be a
+# newer suite's (test/lib/suites.sh: built in its chroot, its stock
+# image booted, the rootfs booted with bench/insn/initrd.sh's initramfs).
 # Usage: bench/insn.sh [KVER...]   (default: every reference kernel)
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -33,11 +43,13 @@ ks_bench_kernels "$@"
 PLUGIN=$(bash bench/insn/build-plugin.sh)
 for k in "${KERNELS[@]}"; do
 	ks_bench_floor_module "$k" || exit 1
+	# run-guest.sh boots KS_KERNEL when set, else /boot/vmlinuz-KVER.
 	windows=$TOP/out/bench-insn-$k.windows
 	rm -f "$windows"
 	# The default method is whatever kstats picks on this kernel: asked
 	# in the guest, so the floor compared with it is the right one.
-	KS_SMP=1 KS_QEMU_ARGS="-plugin $PLUGIN,out=$windows" \
+	img=$(ks_bench_image "$k")
+	KS_KERNEL=$img KS_SMP=1 KS_QEMU_ARGS="-plugin $PLUGIN,out=$windows" \
 		ks_bench_guest "$k" insn "out/$k/kstats.ko" "$FLOOR_KO" "out/$k/insn_getpid" <<GUEST
 C=/sys/kernel/debug/kstats/_control
 F=__x64_sys_getpid
@@ -148,5 +160,139 @@ spread = max((max(v) - min(v)) / st.median(v) for v in w.values())
 print("(traced, floor: added instructions per event over untraced; own = traced - floor;"
       " largest spread of a configuration's windows: %.2f %% of its median)" % (100 * spread))
 print("%s:insn.window_spread %.3f %%" % (k, 100 * spread), file=out)
+PY
+	[[ ${KS_INSN_PEERS:-1} == 1 ]] || continue
+	# bpftrace beside kstats: the Debian rootfs guest (test/lib/rootfs.sh),
+	# 1 vCPU, one boot. Untraced windows, kstats' traces, then bpftrace's
+	# programs for the same hooks, each the usual start map keyed by tid
+	# and hist(): started, ROUNDS windows once its "Attaching" line is out
+	# (and 2 s more: it prints that line before attaching), stopped. Its
+	# hist's count must hold every call of its windows (the warm-up's
+	# included), or the windows began before its probes ran. A kernel the
+	# host has no initrd for (a newer suite's) boots with
+	# bench/insn/initrd.sh's.
+	windows=$TOP/out/bench-insn-peers-$k.windows
+	rm -f "$windows"
+	script=$(mktemp)
+	cat >"$script" <<GUEST
+C=/sys/kernel/debug/kstats/_control
+F=__x64_sys_getpid
+KF=\$F
+grep -qw __do_sys_getpid /proc/kallsyms && KF=__do_sys_getpid
+insmod /ks/kstats.ko || exit 1
+echo "@@INFO bpftrace \$(bpftrace --version 2>&1)"
+w() { /ks/insn_getpid $N >/dev/null && echo "@@W \$1"; }
+ks() { # NAME TRACE
+	w untraced
+	echo "trace b \$2" > \$C || { echo "@@FAIL kstats \$1"; return; }
+	for r in \$(seq 1 $ROUNDS); do w \$1; done
+	echo "@@SAMPLES \$1 \$(awk '\$2 == "samples" {print \$3}' /sys/kernel/debug/kstats/b) method \$(awk '\$1 == "b" {print \$3}' \$C)"
+	echo "remove b" > \$C
+}
+bt() { # NAME PROGRAM
+	w untraced
+	bpftrace -e "\$2" >/tmp/bt.out 2>&1 &
+	pid=\$!
+	for i in \$(seq 1 1500); do
+		grep -q Attaching /tmp/bt.out && break
+		kill -0 \$pid 2>/dev/null || break
+		sleep 0.2
+	done
+	sleep 2
+	if kill -0 \$pid 2>/dev/null; then
+		for r in \$(seq 1 $ROUNDS); do w \$1; done
+		kill -INT \$pid; wait \$pid
+		echo "@@BT \$1 hist_count \$(grep -E '^\[' /tmp/bt.out | sed 's/.*)//' | awk '{s += \$1} END {print s + 0}')"
+	else
+		echo "@@FAIL bpftrace \$1: \$(head -c 600 /tmp/bt.out | tr '\n' ' ')"
+	fi
+}
+ks ks-default "start \$F"
+ks ks-nogap "start \$F gap off"
+ks ks-kretprobe "start \$F method kretprobe"
+ks ks-tracepoint "start __tracepoint_sys_enter end __tracepoint_sys_exit"
+bt bt-kfunc "kfunc:\$KF { @s[tid] = nsecs; } kretfunc:\$KF /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+bt bt-kretprobe "kprobe:\$F { @s[tid] = nsecs; } kretprobe:\$F /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+bt bt-tracepoint "tracepoint:raw_syscalls:sys_enter /args->id == 39/ { @s[tid] = nsecs; } tracepoint:raw_syscalls:sys_exit /args->id == 39 && @s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+w untraced
+exit 0
+GUEST
+	initrd=""
+	suite=$(ks_bench_suite "$k")
+	[[ -n $suite ]] && initrd=$(bash bench/insn/initrd.sh "$suite" "$k")
+	LOG=$TOP/out/bench-insn-peers-$k.console
+	# bpftrace starts in a minute or more under TCG.
+	KS_KERNEL=$img KS_INITRD=$initrd KS_SMP=1 KS_TIMEOUT=${KS_TIMEOUT:-1800} \
+		KS_QEMU_ARGS="-plugin $PLUGIN,out=$windows" \
+		bash test/lib/rootfs.sh "$k" "$script" "$LOG" "out/$k/kstats.ko" "out/$k/insn_getpid" >&2 || true
+	rm -f "$script"
+	echo "== $k: kstats and bpftrace, added guest instructions per getpid() event in one rootfs boot"
+	python3 - "$k" "$LOG" "$windows" "$N" "$KS_BENCH_REPORT" "$ROUNDS" <<'PY' || true
+import re, statistics as st, sys
+k, log, wfile, n, report, rounds = sys.argv[1:7]
+n, rounds = int(n), int(rounds)
+lines = open(log, errors="replace").read().splitlines()
+labels = [l.split()[1] for l in lines if l.startswith("@@W ")]
+try:
+    counts = [int(m.group(1)) for m in re.finditer(r"^kstats-insn window \d+ insns (\d+)$",
+                                                   open(wfile).read(), re.M)]
+except OSError:
+    counts = []
+for l in lines:
+    if l.startswith("@@INFO"):
+        print("#", l[7:])
+    if l.startswith("@@FAIL"):
+        print("# %s: %s" % (k, l[7:]))
+if not labels or len(labels) != len(counts):
+    print("# %s: %d labelled windows, %d counted: no figures (see %s, %s)"
+          % (k, len(labels), len(counts), log, wfile))
+    sys.exit(1)
+w = {}
+for label, c in zip(labels, counts):
+    w.setdefault(label, []).append(c / n)
+# A bpftrace program whose hist missed calls of its windows (the warm-up
+# of 1,000 calls each included) was not attached all along: no figure.
+for l in lines:
+    m = re.match(r"@@BT (\S+) hist_count (\d+)", l)
+    if m and int(m.group(2)) < rounds * (n + 1000):
+        print("# %s: %s's hist counted %s calls, fewer than its windows' %d: no figure"
+              % (k, m.group(1), m.group(2), rounds * (n + 1000)))
+        w.pop(m.group(1), None)
+    m = re.match(r"@@SAMPLES (\S+) (\d*) ", l)
+    if m and int(m.group(2) or 0) < rounds * n:
+        print("# %s: %s recorded %s samples, fewer than its windows' %d calls: no figure"
+              % (k, m.group(1), m.group(2) or "no", rounds * n))
+        w.pop(m.group(1), None)
+figs = {}
+for l in open(report):
+    f = l.split()
+    if len(f) >= 2 and f[0].startswith(k + ":insn."):
+        figs[f[0][len(k) + 6:]] = float(f[1])
+out = open(report, "a")
+base = st.median(w["untraced"])
+print("untraced: %.1f insn/event (windows: %s)" % (base, " ".join("%.1f" % x for x in w["untraced"])))
+print("| %s | kstats | bpftrace | kstats traced | floor | kstats' own | bpftrace added | kstats / bpftrace |" % k)
+print("|---|---|---|---|---|---|---|---|")
+method = next((l.split()[4] for l in lines if l.startswith("@@SAMPLES ks-default ")), "?")
+for ks, bt, name, bname in (("default", "kfunc", "default (%s)" % method, "kfunc + hist()"),
+                            ("nogap", "kfunc", "default, gap off", "kfunc + hist()"),
+                            ("kretprobe", "kretprobe", "kretprobe", "kprobe/kretprobe + hist()"),
+                            ("tracepoint", "tracepoint", "tracepoint pair", "tracepoint pair + hist()")):
+    kv, bv = w.get("ks-" + ks), w.get("bt-" + bt)
+    kt = st.median(kv) - base if kv else None
+    bta = st.median(bv) - base if bv else None
+    fl, own = figs.get(ks + ".floor"), figs.get(ks + ".own")
+    if kt is not None:
+        print("%s:insn.peers.%s.kstats %.1f insn/event" % (k, ks, kt), file=out)
+    if bta is not None:
+        print("%s:insn.peers.%s.bpftrace %.1f insn/event" % (k, bt, bta), file=out)
+    if kt is not None and bta:
+        print("%s:insn.peers.%s.ratio %.3f ratio" % (k, ks, kt / bta), file=out)
+    fmt = lambda x, f="%.1f": "-" if x is None else f % x
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (name, bname, fmt(kt), fmt(fl), fmt(own), fmt(bta),
+          fmt(kt / bta if kt is not None and bta else None, "%.2f")))
+spread = max((max(v) - min(v)) / st.median(v) for v in w.values())
+print("(kstats traced and bpftrace added: over untraced in this boot; floor and own: the busybox"
+      " boot above; largest spread of a configuration's windows: %.2f %% of its median)" % (100 * spread))
 PY
 done
