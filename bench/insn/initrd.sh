@@ -7,12 +7,12 @@
 # modules package (fetched in SUITE's chroot, decompressed here: busybox's insmod
 # reads plain .ko files), and an init that loads them, mounts /dev/vda
 # read-only and switches to the rootfs's /ks-init. Cached as
-# $KS_CACHE/initrd-KVER.img.
+# $KS_CACHE/initrd-KVER-HASH.img, HASH of this script.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 suite=$1 k=$2
 CACHE=${KS_CACHE:-/var/cache/kstats}
-out=$CACHE/initrd-$k.img
+out=$CACHE/initrd-$k-$(sha256sum "$0" | cut -c1-16).img
 if [[ -s $out ]]; then
 	echo "$out"
 	exit 0
