@@ -45,9 +45,9 @@ bash test/harness-test.sh >"$LOGS/harness.result" 2>&1
 grep -E '^(FAIL|harness: )' "$LOGS/harness.result" | sed 's/^/    [harness] /'
 add_counts "$LOGS/harness.result"
 
-# core_guests KVER: the foundation, _control, hook-engine, keyed-trace and
-# off-CPU guests of one kernel, built in out/KVER (KS_KERNEL: its image, if not
-# /boot/vmlinuz-KVER).
+# core_guests KVER: the foundation, _control, hook-engine, keyed-trace,
+# off-CPU and CPU hotplug guests of one kernel, built in out/KVER
+# (KS_KERNEL: its image, if not /boot/vmlinuz-KVER).
 core_guests() {
 	local k=$1 series
 	series=$(ks_kernel_series "$k")
@@ -65,6 +65,10 @@ core_guests() {
 	guest_suite "$k" offcpu "guest runs the off-CPU trace script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstask" "out/tools/kstats"
+	# CPU 1 offline and online under traces: per-CPU counters, intervals
+	# and keyed rows keep every sample once (test/hotplug_test.py).
+	guest_suite "$k" hotplug "guest takes CPU 1 offline and online under traces" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
 }
 
 mapfile -t KERNELS < <(ks_kernels)
