@@ -18,7 +18,8 @@ created while CPU 1 is offline. What is checked:
   and the one after it comes back, do not count them again);
 - traces created while it is offline record on it once it is back;
 - a reset while it is offline clears its counters too;
-- samples + missed equal the calls made, for every node and interval.
+- samples + missed equal the calls made, for every node and interval,
+  also when CPU 1 goes offline and online under a task making calls.
 """
 import re
 import sys
@@ -85,6 +86,23 @@ for n in f s; do show e2.i$n _interval/$n; done
 step end
 for n in f s g; do show end.$n $n; done
 for n in k h; do show end.$n KEY-$n; done
+step during
+# CPU 1 goes offline and online 3 times under a task pinned to it that
+# makes calls and sections in a loop (each offline moves it to CPU 0).
+rm -f /tmp/stop
+(i=0; while [ ! -e /tmp/stop ]; do
+	echo "delay 0 10" > $T || echo "@@FAIL delay"
+	echo "section 0 10" > $T || echo "@@FAIL section"
+	i=$((i + 1))
+done; echo "@@DURING $i") &
+loop=$!
+for j in 1 2 3; do
+	taskset -p -c 1 $loop > /dev/null || echo "@@FAIL taskset"
+	usleep 300000; online 0; usleep 300000; online 1
+done
+usleep 300000; touch /tmp/stop; wait
+for n in f s; do show dur.$n $n; done
+show dur.k KEY-k
 step reset-offline
 online 0
 echo reset > $D/f || echo "@@FAIL reset f"
@@ -165,7 +183,7 @@ def check(logpath):
     lines = deinterleave([l.rstrip("\r") for l in log.split("\n")])
     steps = [m.group(1) for m in (re.search(r"@@STEP (\S+)", l) for l in lines) if m]
     r.check(steps == ["online", "offline", "created-offline", "back", "offline-again",
-                      "end", "reset-offline", "unload", "done"],
+                      "end", "during", "reset-offline", "unload", "done"],
             "hotplug: every step reached", str(steps))
     r.check(not [l for l in lines if "@@FAIL" in l],
             "hotplug: every load, call and reset succeeds",
@@ -174,9 +192,9 @@ def check(logpath):
     r.check(len(ctl) == 10 and all(l.startswith("@@CTL rc=0 ") for l in ctl),
             "hotplug: 5 traces added and removed", str(ctl))
     on = [l for l in lines if l.startswith("@@ONLINE")]
-    r.check(len(on) == 6 and all(re.fullmatch(r"@@ONLINE want (\d) rc=0 now \1", l)
-                                 for l in on),
-            "hotplug: CPU 1 went offline and online 3 times through %s" % CPU1, str(on))
+    r.check(len(on) == 12 and all(re.fullmatch(r"@@ONLINE want (\d) rc=0 now \1", l)
+                                  for l in on),
+            "hotplug: CPU 1 went offline and online 6 times through %s" % CPU1, str(on))
     rd = reads(lines)
     r.check(all(rc == 0 for _, rc in rd.values()), "hotplug: every read succeeds",
             str([t for t, (_, rc) in rd.items() if rc]))
@@ -227,6 +245,24 @@ def check(logpath):
               "function trace created while CPU 1 was offline records on it once back")
     want_keys("end.h", 0, C["s1"] + E["s1"],
               "keyed pair created while CPU 1 was offline, KEY-h")
+    during = re.findall(r"@@DURING (\d+)", log)
+    loops = int(during[0]) if during else 0
+    r.check(loops > 0, "hotplug: the pinned loop ran while CPU 1 went offline and online",
+            str(during))
+    for n in ("f", "s"):
+        kind = {"f": "function trace", "s": "kprobe pair"}[n]
+        want = sum(x.get(n + c, 0) for x in (A, B, C, E) for c in "01") + 10 * loops
+        samples, missed, per, tot = node(rd.get("dur." + n, ([], 0)))
+        r.check(samples is not None and missed is not None and samples + missed == want and
+                samples == tot == sum(per.values()),
+                "hotplug: %s: after calls made across 3 offline/online cycles, samples + "
+                "missed = the %d calls made" % (kind, want),
+                "samples %s missed %s CPU lines %s" % (samples, missed, per))
+    rows, other = key_rows(rd.get("dur.k", ([], 0)))
+    want = sum(x.get("s" + c, 0) for x in (A, B, C, E) for c in "01") + 10 * loops
+    r.check(sum(rows.values()) == want and other == 0,
+            "hotplug: keyed pair: its rows add up to the %d sections made, other 0" % want,
+            "%s other %s" % (rows, other))
     want_node("r.f", 0, 0, "reset while CPU 1 is offline clears its counters")
     want_node("r2.f", 0, R["f1"], "after that reset, CPU 1 back: its new calls only")
     r.check("@@RMMOD ok" in log, "hotplug: kstats unloads")
