@@ -359,6 +359,12 @@ static int ks_fprobe_attach(struct ks_trace *t)
 				   ": " KS_FPROBE_MISSING);
 		return err == -ENOMEM ? err : -EOPNOTSUPP;
 	}
+	/* No memory is not "no fprobe": a kretprobe would change the method. */
+	if (err == -ENOMEM) {
+		ks_err_ratelimited("trace %s: fprobe for %s: out of memory\n",
+				   t->req.name, t->req.start);
+		return err;
+	}
 	pr_info("trace %s: no fprobe for %s (%d), using a kretprobe\n",
 		t->req.name, t->req.start, err);
 	WRITE_ONCE(t->ops, &ks_kretprobe_ops);

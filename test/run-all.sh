@@ -45,9 +45,9 @@ bash test/harness-test.sh >"$LOGS/harness.result" 2>&1
 grep -E '^(FAIL|harness: )' "$LOGS/harness.result" | sed 's/^/    [harness] /'
 add_counts "$LOGS/harness.result"
 
-# core_guests KVER: the foundation, _control, hook-engine, keyed-trace and
-# off-CPU guests of one kernel, built in out/KVER (KS_KERNEL: its image, if not
-# /boot/vmlinuz-KVER).
+# core_guests KVER: the foundation, _control, hook-engine, keyed-trace,
+# off-CPU and CPU hotplug guests of one kernel, built in out/KVER
+# (KS_KERNEL: its image, if not /boot/vmlinuz-KVER).
 core_guests() {
 	local k=$1 series
 	series=$(ks_kernel_series "$k")
@@ -65,6 +65,10 @@ core_guests() {
 	guest_suite "$k" offcpu "guest runs the off-CPU trace script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstask" "out/tools/kstats"
+	# CPU 1 offline and online under traces: per-CPU counters, intervals
+	# and keyed rows keep every sample once (test/hotplug_test.py).
+	guest_suite "$k" hotplug "guest takes CPU 1 offline and online under traces" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
 }
 
 mapfile -t KERNELS < <(ks_kernels)
@@ -171,6 +175,26 @@ for f in kunit debug; do
 		FAILED=$((FAILED + 1))
 	fi
 done
+
+# Allocation failures on the same debug kernel (test/faults_test.py, with
+# test/progs/failnth): every allocation of a trace write, an interval read
+# and a KEY-NAME open fails in turn. The console holds the kernel's own
+# reports of the vmalloc and per-CPU failures injected (warn_alloc()'s
+# stack dumps of the failing task), so run-guest.sh's verdict is not the
+# test's: the checker allows those alone, runs console-check.sh on the
+# rest, and counts it. One vCPU, 512 MiB and acpi=off (ks_reboot to end
+# it) keep its boot and kmemleak's scans short: ACPI's and PCI's probing
+# took 40 s of a loaded host's boot under KASAN.
+tree=$(bash test/debug-kernel/build.sh 2>/dev/null | tail -n 1)
+python3 test/faults_test.py gen "$LOGS/faults-debug.sh"
+KS_KERNEL=$tree/arch/x86/boot/bzImage KS_SMP=1 KS_QEMU_MEM=512 KS_TIMEOUT=900 \
+	KS_APPEND="rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 acpi=off ks_reboot" \
+	bash test/lib/run-guest.sh debug "$LOGS/faults-debug.sh" "$LOGS/guest-faults-debug.console" \
+	out/debug/kstats.ko out/debug/kstats_test_target.ko out/debug/failnth \
+	>"$LOGS/faults-guest.log" 2>&1
+python3 test/faults_test.py check "$LOGS/guest-faults-debug.console" >"$LOGS/faults.result" 2>&1
+grep -E '^(FAIL|faults: )' "$LOGS/faults.result" | sed 's/^/    [debug] /'
+add_counts "$LOGS/faults.result"
 
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]
