@@ -23,7 +23,7 @@ python3 test/debug_test.py gen "$script" "${KS_STRESS_SECONDS:-30}" "${KS_RMMOD_
 # 4 vCPUs share the 2 host cores: give RCU and the watchdogs room.
 # acpi=off: ACPI, built in for the rootfs guest, costs 40 s of boot here.
 # One vCPU per socket: SeaBIOS's MP table lists the first CPU of each
-# package only, and this kernel has no ACPI, so "-smp 4" (one socket of
+# package only, and ACPI is off, so "-smp 4" (one socket of
 # 4 cores) would boot with one CPU.
 rc=0
 KS_KERNEL=$tree/arch/x86/boot/bzImage KS_SMP=4,sockets=4 KS_QEMU_MEM=2048 KS_TIMEOUT=2700 \
