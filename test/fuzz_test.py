@@ -42,6 +42,13 @@ echo "@@STEP unload"
 rmmod kstats_test_target || echo "@@FAIL rmmod target"
 if rmmod kstats; then echo "@@RMMOD ok"; else echo "@@RMMOD failed"; fi
 if [ -e /sys/kernel/debug/kstats ]; then echo "@@DIR left"; else echo "@@DIR gone"; fi
+# The debug kernel's kmemleak: two scans (an object is reported once it
+# stayed unreferenced through one), after kstats is gone.
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak; sleep 6; echo scan > /sys/kernel/debug/kmemleak
+	echo "@@LEAKS $(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak)"
+	grep -A14 'unreferenced object' /sys/kernel/debug/kmemleak | head -60 | sed 's/^/@@LEAK /'
+fi
 # The tracepoints kstats hooked fire again: a probe left behind by the
 # unloaded module would oops here.
 for i in 1 2 3 4 5; do sleep 0.05 & wait; kill -0 $$; done
@@ -91,6 +98,9 @@ def check(path):
         print("fuzz: time in guest %s (%s)" % (rc[0].split()[2], t[0][12:] if t else ""))
     r.check("@@RMMOD ok" in lines, "rmmod kstats succeeds after the run")
     r.check("@@DIR gone" in lines, "/sys/kernel/debug/kstats is gone after rmmod")
+    leaks = [l for l in lines if l.startswith("@@LEAKS ")]
+    if leaks:
+        r.check(leaks[0] == "@@LEAKS 0", "kmemleak finds no leak after the run and rmmod", leaks[0])
     r.check("@@STEP end" in lines, "the tracepoints fire after rmmod without a report")
     return r
 

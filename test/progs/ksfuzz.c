@@ -3,12 +3,13 @@
  * ksfuzz: a grammar fuzzer for kstats' writable files, run in a guest.
  *
  *   ksfuzz -s SEED -k KVER -n LINES [-b BATCH] [-c CORPUS] [-f FUNCS]
- *          [-i FIRST] [-l LAST] [-p] [-S]
+ *          [-i FIRST] [-l LAST] [-p [-F] [-C CPUS]] [-S]
  *
  * Line I of a run is a pure function of SEED, KVER, I, FUNCS (names
  * sampled from the guest's available_filter_functions), the CPU count
  * and whether the kernel has fprobe: the same seed on the same kernel
- * writes the same lines (-i/-l replay a range, -p prints without writing).
+ * writes the same lines (-i/-l replay a range, -p prints without writing;
+ * -F and -C give it the fprobe and cpus of the run's "@@FUZZ" line).
  *
  * Each line comes from kstats' grammar (README, src/control.c,
  * src/values.c): a valid trace of every method, the same with one known
@@ -28,6 +29,16 @@
  * booted with slub_debug=U,kmalloc-*) the live slab objects allocated
  * from [kstats] or from the probe code kstats calls. Output: "@@FAIL ..."
  * lines with seed and line index, "@@FUZZ-DONE ..." at the end.
+ *
+ * Memory, exactly: /proc/vmallocinfo names each area's caller, so
+ * kstats' areas (and the kernel's kretprobe/fprobe pools) are counted by
+ * caller and size; stock kernels have SLUB_DEBUG, and slub_debug=U
+ * makes /sys/kernel/debug/slab/CACHE/alloc_traces count the live
+ * objects of every allocation site, [kstats] ones included. Not counted:
+ * percpu memory (alloc_percpu; /proc/meminfo's Percpu keeps freed
+ * pages populated, no per-module figure) and kmalloc()s over 8 KiB,
+ * which go to the page allocator (only kmemleak, on the debug kernel,
+ * sees those).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -50,7 +61,7 @@
 
 static uint64_t seed;
 static const char *kver = "?";
-static int ncpus = 2, have_fprobe, print_only, slab_check;
+static int ncpus = 2, ncpus_given, have_fprobe, print_only, slab_check;
 static long fails, accepted, refused, nlines, node_writes;
 static long acc_by[8];
 static double t_refused, t_accepted, t_snap, t_nodes;
@@ -1683,7 +1694,7 @@ int main(int argc, char **argv)
 	int o;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt(argc, argv, "s:k:n:b:c:f:i:l:pS")) != -1) {
+	while ((o = getopt(argc, argv, "s:k:n:b:c:f:i:l:pSFC:")) != -1) {
 		switch (o) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'k': kver = optarg; break;
@@ -1695,6 +1706,8 @@ int main(int argc, char **argv)
 		case 'l': last = atoi(optarg); break;
 		case 'p': print_only = 1; break;
 		case 'S': slab_check = 1; break;
+		case 'F': have_fprobe = 1; break;	/* -p: as a kernel with fprobe */
+		case 'C': ncpus_given = atoi(optarg); break;	/* -p: nr_cpu_ids */
 		default:
 			fprintf(stderr, "usage: ksfuzz -s SEED -k KVER -n LINES [-b BATCH] [-c CORPUS] [-f FUNCS] [-i FIRST] [-l LAST] [-p] [-S]\n");
 			return 2;
@@ -1707,6 +1720,8 @@ int main(int argc, char **argv)
 		dash = b ? strrchr(b, '-') : NULL;
 		ncpus = dash ? atoi(dash + 1) + 1 : (b ? atoi(b) + 1 : 2);
 		free(b);
+		if (ncpus_given)
+			ncpus = ncpus_given;
 	}
 	if (ffile) {
 		char *b = slurp(ffile, NULL), *l;
