@@ -61,6 +61,7 @@
 
 static uint64_t seed;
 static const char *kver = "?";
+static unsigned int deep = 3;	/* -d: permille of mutations of valid lines */
 static int ncpus = 2, ncpus_given, have_fprobe, print_only, slab_check;
 static long fails, accepted, refused, nlines, node_writes;
 static long acc_by[8];
@@ -385,9 +386,9 @@ static void gen_common(struct words *w, enum kind k)
 /* A valid trace line, as words: a trace the kernel must accept. */
 /*
  * The tour: the first TOUR lines of a run are valid traces of each kind
- * and method in turn, so that every run attaches each at least twice.
+ * and method in turn, so that every run attaches each at least once.
  */
-#define TOUR 18
+#define TOUR 9
 static const enum kind tour[9] = {
 	K_FN, K_FN, K_FN, K_KPAIR, K_TPAIR, K_RUNQ, K_OFFCPU, K_MATCH, K_MATCH,
 };
@@ -940,7 +941,7 @@ static void generate(unsigned int idx, struct gen *g)
 	g->kind = gen_valid(&w, name, idx < TOUR ? (int)idx : -1);
 	if (g->kind == K_OFFCPU && strlen(name) > 55)
 		name[55] = 0, strcpy(w.w[1], name);
-	if (r < 310) {
+	if (r < 306) {
 		/* Valid, every kind. */
 		join(&g->l, &w, 1);
 		g->expect = XE_OK;
@@ -960,7 +961,8 @@ static void generate(unsigned int idx, struct gen *g)
 			F_BAD_NUMBER, F_BOGUS_FN, F_LONGSYM, F_NUL, F_NEWLINE, F_TOOLONG,
 			F_BADCMD, F_REMOVE_UNKNOWN, F_BAD_KEY, F_BAD_IF,
 		};
-		enum fault f = r < 340 ? dear[(r - 310) / 5] : PICK(cheap);
+		enum fault f = r < 326 ? dear[(r - 306) * 6 / 20] : PICK(cheap);
+
 		apply_fault(g, &w, f, g->kind, idx);
 		join(&g->l, &w, 1);
 		g->what = fault_names[f];
@@ -983,11 +985,11 @@ static void generate(unsigned int idx, struct gen *g)
 		return;
 	}
 	/*
-	 * Mutations start, but for 0.5 %, from a line with a fault the parser
+	 * Mutations start, but for 0.3 %, from a line with a fault the parser
 	 * finds (cheap): a mutated valid line that parses costs as much as
 	 * an accepted one.
 	 */
-	if (rn(1000) >= 5 || r >= 8000) {
+	if (rn(1000) >= deep || r >= 8000) {
 		static const enum fault cheap[] = {
 			F_LONGNAME, F_PREFIXNAME, F_UNKNOWN_KW, F_DUP_KW, F_NO_VALUE,
 			F_BAD_NUMBER, F_LONGSYM, F_BADCMD, F_BAD_KEY, F_BAD_IF,
@@ -1694,7 +1696,7 @@ int main(int argc, char **argv)
 	int o;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt(argc, argv, "s:k:n:b:c:f:i:l:pSFC:")) != -1) {
+	while ((o = getopt(argc, argv, "s:k:n:b:c:f:i:l:pSFC:d:")) != -1) {
 		switch (o) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'k': kver = optarg; break;
@@ -1707,6 +1709,7 @@ int main(int argc, char **argv)
 		case 'p': print_only = 1; break;
 		case 'S': slab_check = 1; break;
 		case 'F': have_fprobe = 1; break;	/* -p: as a kernel with fprobe */
+		case 'd': deep = atoi(optarg); break;	/* a deeper, slower hunt */
 		case 'C': ncpus_given = atoi(optarg); break;	/* -p: nr_cpu_ids */
 		default:
 			fprintf(stderr, "usage: ksfuzz -s SEED -k KVER -n LINES [-b BATCH] [-c CORPUS] [-f FUNCS] [-i FIRST] [-l LAST] [-p] [-S]\n");
