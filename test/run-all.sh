@@ -14,6 +14,12 @@ bash test/lib/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 PASSED=0
 FAILED=0
 LOGS=$TOP/out/logs
+# The grammar fuzzer's seed (test/fuzz_test.py): one per run, printed;
+# KS_FUZZ_SEED=N reruns a run's lines. 17,000 lines on each of the six
+# x86 kernels: over 100,000 a run.
+KS_FUZZ_SEED=${KS_FUZZ_SEED:-$(date +%s)}
+KS_FUZZ_LINES=${KS_FUZZ_LINES:-17000}
+echo "fuzz seed $KS_FUZZ_SEED (KS_FUZZ_SEED=$KS_FUZZ_SEED reruns its lines)"
 mkdir -p "$LOGS"
 
 # shellcheck source=lib/suite.sh
@@ -69,6 +75,13 @@ core_guests() {
 	# and keyed rows keep every sample once (test/hotplug_test.py).
 	guest_suite "$k" hotplug "guest takes CPU 1 offline and online under traces" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
+	# The grammar fuzzer: the corpus, then KS_FUZZ_LINES lines of this
+	# run's seed; slub_debug=U lets it count kstats' live slab objects.
+	KS_APPEND="slub_debug=U,kmalloc-*" guest_suite "$k" fuzz \
+		"guest runs the grammar fuzzer (seed $KS_FUZZ_SEED)" \
+		"$KS_FUZZ_SEED $KS_FUZZ_LINES 1" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
 }
 
 mapfile -t KERNELS < <(ks_kernels)
