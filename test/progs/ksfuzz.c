@@ -160,7 +160,7 @@ static void wadd(struct words *w, const char *fmt, ...)
 /* ---- the vocabulary ---- */
 static const char *const keywords[] = {
 	"bits", "start", "end", "method", "maxactive", "key", "keys", "slowest",
-	"pid", "tgid", "comm", "cpu", "match", "expire", "repeat", "if",
+	"pid", "tgid", "comm", "cpu", "match", "expire", "repeat", "if", "gap",
 	"state", "min", "max", "tasks",
 };
 static const char *const methods_fn[] = { "kretprobe", "fprobe" };
@@ -473,6 +473,8 @@ tpair:
 		if (chance(40))
 			wadd(w, "repeat"), wadd(w, "%s", chance(50) ? "keep" : "replace");
 	}
+	if (chance(15))
+		wadd(w, "gap"), wadd(w, "%s", chance(50) ? "off" : "on");
 	gen_common(w, k);
 	nif = k == K_OFFCPU || k == K_RUNQ ? 0 : rn(5) * chance(30);
 	for (i = 0; i < nif; i++) {
@@ -615,6 +617,7 @@ static const struct {
 	{ "tgid", { "0", "-5", "9223372036854775808", "p", "" } },
 	{ "expire", { "0", "-1", "+5", "18446744073709551616", "1e9", "" } },
 	{ "cpu", { "-1", "4294967296", "x", "" } },
+	{ "gap", { "maybe", "0", "1", "OFF", "" } },
 };
 
 struct gen {
