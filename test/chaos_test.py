@@ -917,9 +917,10 @@ class Results:
 
 # Each actor's least number of operations in a run of the full length:
 # it must have done its part (figures scale with the phase's length).
-MIN_OPS = {"w": ("trace.", 20), "r": ("read.", 100), "h": ("read.after.", 10),
-           "mod": ("rmmod=ok", 5), "tool": ("", 5), "py": ("with=ok", 5),
-           "hot": ("online=ok", 5), "ctl": ("", 10)}
+# Lenient: a loaded host gives the guest less than a core.
+MIN_OPS = {"w": ("trace.", 10), "r": ("read.", 100), "h": ("read.after.", 10),
+           "mod": ("rmmod=ok", 3), "tool": ("", 5), "py": ("with=ok", 2),
+           "hot": ("online=ok", 5), "ctl": ("", 5)}
 
 
 def marker_lines(log):
