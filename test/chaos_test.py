@@ -634,9 +634,13 @@ def kstats_memory():
             ":rethook_alloc<", ":objpool_init<", ":__get_insn_slot<", ":alloc_aggr_kprobe<",
             ":arch_prepare_optimized_kprobe<")
     own = {k: v for k, v in slab.items() if not any(x in k for x in lazy)}
+    try:
+        nintv = len(os.listdir(D + "/_interval"))
+    except OSError:
+        nintv = 0
     return {"vm_bytes": vm_bytes, "vm_n": vm_n, "rethook": rh, "slab": own,
             "slab_n": sum(own.values()), "lazy_n": sum(slab.values()) - sum(own.values()),
-            "listing": listing}
+            "listing": listing, "intervals": nintv}
 
 
 def meminfo():
@@ -999,6 +1003,20 @@ def mem_checks(r, lines, soak_s):
     r.check(first["slab_n"] > 0 and first["vm_n"] > 0,
             "chaos: soak: kstats' slab objects and vmalloc areas are seen (slub_debug=U alloc_traces, vmallocinfo)",
             str(first)[:300])
+    # An interval file keeps, between cuts, each CPU's non-empty slots as
+    # of the last cut (README, "Interval files"): ks_interval_take()'s
+    # objects follow the data (bounded per file); everything else is
+    # exactly flat.
+    worst = []
+    for p in post:
+        k = p[2]
+        intv = {x: v for x, v in k["slab"].items() if "<ks_interval_take" in x}
+        files = k.get("intervals", 68)
+        if sum(intv.values()) > files * (2 + 2 * 4):
+            worst.append((p[0], files, sum(intv.values())))
+        k["slab"] = {x: v for x, v in k["slab"].items() if x not in intv}
+    r.check(not worst, "chaos: soak: what interval files keep between cuts stays within a base, "
+            "its rows and two arrays per CPU for each file", str(worst[:3]))
     for key in ("vm_bytes", "vm_n", "slab", "rethook", "listing"):
         vals = [p[2][key] for p in post]
         r.check(all(v == vals[0] for v in vals),
