@@ -139,6 +139,16 @@ for k in "${KERNELS[@]}"; do
 			env KS_BENCH_BUILT=1 bash test/insn-guard.sh "$k"
 done
 
+# The chaos run and the soak (test/chaos_test.py): about 18 minutes of one
+# debug-kernel guest (KASAN, lockdep, kmemleak; 4 vCPUs, Debian rootfs for
+# python3), run in the background beside the suite kernels' guests below
+# (each guest is one host thread) and collected before the summary. The
+# debug kernel is built here, before it starts (cached; the debug run at
+# the end finds it).
+bash test/debug-kernel/build.sh >"$LOGS/debug-kernel-build.log" 2>&1
+python3 test/chaos_test.py run "$LOGS/chaos" >"$LOGS/chaos.result" 2>&1 &
+CHAOS_PID=$!
+
 # Debian 13's and Debian unstable's current kernels, generic and
 # PREEMPT_RT: each built in a chroot of its suite with that suite's
 # compiler and headers (test/lib/suites.sh), and its stock image booted
@@ -208,6 +218,12 @@ KS_KERNEL=$tree/arch/x86/boot/bzImage KS_SMP=1 KS_QEMU_MEM=512 KS_TIMEOUT=900 \
 python3 test/faults_test.py check "$LOGS/guest-faults-debug.console" >"$LOGS/faults.result" 2>&1
 grep -E '^(FAIL|faults: )' "$LOGS/faults.result" | sed 's/^/    [debug] /'
 add_counts "$LOGS/faults.result"
+
+waited=$SECONDS
+wait "$CHAOS_PID"
+echo "    [chaos] waited $((SECONDS - waited)) s for it here"
+grep -E '^(FAIL|chaos: )' "$LOGS/chaos.result" | sed 's/^/    [chaos] /'
+add_counts "$LOGS/chaos.result"
 
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -20,6 +20,10 @@
 # 3 no END marker, 4 usage/setup error).
 #
 # Environment knobs:
+#   KS_KERNEL (an image to boot instead of /boot/vmlinuz-KVER, e.g. the
+#     debug test kernel's bzImage, with what the root needs built in;
+#     KVER then only names the run) and KS_INITRD (its initrd, default
+#     none)
 #   KS_QEMU_MEM (MiB, default 1024)  KS_SMP (default 2)
 #   KS_TIMEOUT (seconds, default 600)  KS_APPEND (extra kernel cmdline)
 #   KS_QEMU_ARGS (more QEMU arguments, split at spaces, as run-guest.sh's)
@@ -125,9 +129,19 @@ KVER=$1
 GUEST_SCRIPT=$2
 LOGFILE=$3
 shift 3
-KERNEL=/boot/vmlinuz-$KVER
-INITRD=/boot/initrd.img-$KVER
-[[ -r $KERNEL && -r $INITRD ]] || die "no $KERNEL or $INITRD"
+if [[ -n ${KS_KERNEL:-} ]]; then
+	KERNEL=$KS_KERNEL
+	INITRD=${KS_INITRD:-}
+else
+	KERNEL=/boot/vmlinuz-$KVER
+	INITRD=/boot/initrd.img-$KVER
+fi
+[[ -r $KERNEL ]] || die "no $KERNEL"
+INITRD_ARGS=()
+if [[ -n $INITRD ]]; then
+	[[ -r $INITRD ]] || die "no $INITRD"
+	INITRD_ARGS=(-initrd "$INITRD")
+fi
 [[ -r $GUEST_SCRIPT ]] || die "cannot read guest script $GUEST_SCRIPT"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ks-rootfs.XXXXXX")
@@ -151,7 +165,7 @@ timeout --kill-after=10 "${KS_TIMEOUT:-600}" \
 	-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$LOGFILE" \
-	-kernel "$KERNEL" -initrd "$INITRD" \
+	-kernel "$KERNEL" "${INITRD_ARGS[@]}" \
 	-drive "file=$IMG,if=virtio,format=raw,snapshot=on" \
 	-drive "file=$WORK/ks.img,if=virtio,format=raw" \
 	-append "root=/dev/vda ro init=/ks-init console=ttyS0 panic=-1 loglevel=4 tsc=reliable ${KS_APPEND:-}" \
