@@ -139,7 +139,7 @@ for k in "${KERNELS[@]}"; do
 			env KS_BENCH_BUILT=1 bash test/insn-guard.sh "$k"
 done
 
-# The chaos run and the soak (test/chaos_test.py): about 18 minutes of one
+# The chaos run and the soak (test/chaos_test.py): about 16 minutes of one
 # debug-kernel guest (KASAN, lockdep, kmemleak; 4 vCPUs, Debian rootfs for
 # python3), run in the background beside the suite kernels' guests below
 # (each guest is one host thread) and collected before the summary. The
