@@ -11,6 +11,7 @@
 #   default      `trace b start __x64_sys_getpid` (fprobe where the
 #                kernel has it, else kretprobe)
 #   nogap        the default trace with "gap off" (no GAP-NAME)
+#   keycomm      the default trace with "key comm" (rows by comm)
 #   kretprobe    the same with method kretprobe
 #   kprobe       a pair: __x64_sys_getpid to __task_pid_nr_ns
 #   tracepoint   a pair: raw_syscalls sys_enter to sys_exit
@@ -38,7 +39,7 @@ set -euo pipefail
 N=${KS_BENCH_N:-100000}
 # Counts repeat closely: 4 windows give a median and a spread.
 ROUNDS=${KS_BENCH_ROUNDS:-4}
-METHODS=${KS_INSN_METHODS:-default nogap kretprobe kprobe tracepoint}
+METHODS=${KS_INSN_METHODS:-default nogap keycomm kretprobe kprobe tracepoint}
 ks_bench_kernels "$@"
 PLUGIN=$(bash bench/insn/build-plugin.sh)
 for k in "${KERNELS[@]}"; do
@@ -61,7 +62,7 @@ echo "remove probe" > \$C
 floors=""
 for m in $METHODS; do
 	case \$m in
-	default|nogap) f=\$D ;;
+	default|nogap|keycomm) f=\$D ;;
 	*) f=\$m ;;
 	esac
 	case " \$floors " in *" \$f "*) ;; *) floors="\$floors \$f" ;; esac
@@ -76,6 +77,7 @@ for r in \$(seq 1 $ROUNDS); do
 		case \$m in
 		default) tr="start \$F" ;;
 		nogap) tr="start \$F gap off" ;;
+		keycomm) tr="start \$F key comm" ;;
 		kretprobe) tr="start \$F method kretprobe" ;;
 		kprobe) tr="start \$F end \$E" ;;
 		tracepoint) tr="start __tracepoint_sys_enter end __tracepoint_sys_exit" ;;
@@ -140,10 +142,10 @@ figure("untraced", un)
 print("untraced: %.1f insn/event (windows: %s)" % (base, " ".join("%.1f" % x for x in un)))
 print("| %s | method | traced | floor | kstats' own | own, windows min..max |" % k)
 print("|---|---|---|---|---|---|")
-for m in ("default", "nogap", "kretprobe", "kprobe", "tracepoint"):
+for m in ("default", "nogap", "keycomm", "kretprobe", "kprobe", "tracepoint"):
     if m not in w:
         continue
-    fm = default if m in ("default", "nogap") else m
+    fm = default if m in ("default", "nogap", "keycomm") else m
     traced = [x - base for x in w[m]]
     fl = w.get("floor-" + fm)
     t = figure(m + ".traced", traced)
