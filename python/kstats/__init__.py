@@ -396,7 +396,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     "arg2>=65536", "ret:s32<0" (README: "Filters on values"; "if" is a
     word Python keeps for itself).
     @gap=False ("gap off") makes no GAP-NAME, and spares each event its
-    cost (README: "Cost per event").
+    cost (README: "Performance"); .gap of such a trace raises ENOENT.
 
     @offcpu=True makes it "trace NAME offcpu ...", an off-CPU trace (README:
     "Off-CPU time"): no @start, @end or @method; @state "any", "S" or
