@@ -1063,7 +1063,11 @@ def mem_checks(r, lines, soak_s, ncpu):
 
 def check(path, chaos_s, soak_s):
     r = Results()
-    log = open(path, errors="replace").read()
+    try:
+        log = open(path, errors="replace").read()
+    except OSError as e:
+        r.check(False, "chaos: the guest's console was written", str(e))
+        return r
     lines = marker_lines(log)
     r.check(any(l.startswith("@@PYTHON Python 3.") for l in lines), "chaos: the guest has python3")
     ncpu = [l for l in lines if l.startswith("@@NCPU ")]
