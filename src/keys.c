@@ -19,7 +19,7 @@
  * kstack does.
  */
 #include <linux/atomic.h>
-#include <linux/jhash.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -55,6 +55,8 @@ static int ks_set_init(struct ks_set *s, u32 cap, u32 key_size)
 	s->mask = slots - 1;
 	s->cap = cap;
 	s->key_size = key_size;
+	s->cmp_off = 0;
+	s->cmp_len = key_size;
 	atomic_set(&s->used, 0);
 	s->tag = ks_table_alloc(array_size(slots, sizeof(*s->tag)));
 	s->entry = ks_table_alloc(array_size(slots, sizeof(*s->entry)));
@@ -79,6 +81,32 @@ static size_t ks_set_bytes(const struct ks_set *s)
 	       ks_table_bytes(s->cap);
 }
 
+/* The words of @key that can differ, hashed as hash_64() does, chained. */
+static u32 notrace ks_set_hash(const struct ks_set *s, const void *key)
+{
+	const unsigned long *w = key + s->cmp_off;
+	u64 h = 0;
+	u32 i;
+
+	for (i = 0; i < s->cmp_len / sizeof(long); i++)
+		h = (h ^ w[i]) * GOLDEN_RATIO_64;
+	return h >> 32;
+}
+
+/* Whether entry @e holds @key: its words that can differ, compared. */
+static bool notrace ks_set_equal(const struct ks_set *s, u32 e,
+				 const void *key)
+{
+	const unsigned long *a = ks_set_key(s, e) + s->cmp_off;
+	const unsigned long *b = key + s->cmp_off;
+	u32 i;
+
+	for (i = 0; i < s->cmp_len / sizeof(long); i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /*
  * The entry holding @key, added if new. -1 if the set is full, or if a
  * key of the same hash is being added on another CPU or in the context
@@ -89,7 +117,7 @@ static size_t ks_set_bytes(const struct ks_set *s)
  */
 static int notrace ks_set_intern(struct ks_set *s, const void *key)
 {
-	u32 h = jhash(key, s->key_size, 0);
+	u32 h = ks_set_hash(s, key);
 	u32 want = (h & ~KS_TAG_STATE) ?: 4;
 	u32 n;
 
@@ -126,7 +154,7 @@ static int notrace ks_set_intern(struct ks_set *s, const void *key)
 		if ((tag & KS_TAG_STATE) != KS_TAG_READY)
 			return -1;
 		e = s->entry[slot];
-		if (!memcmp(ks_set_key(s, e), key, s->key_size))
+		if (ks_set_equal(s, e, key))
 			return e;
 	}
 	return -1;
@@ -502,6 +530,49 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
 	return len;
 }
 
+#define KS_ROW_OFF(field)	offsetof(struct ks_row_key, field)
+#define KS_ROW_END(field)	offsetofend(struct ks_row_key, field)
+
+/* Where each part lies in a row key: [off, end) bytes. */
+static const struct {
+	u8 off, end;
+} ks_row_parts[KS_KEY_NR_PARTS] = {
+	[KS_KEY_KSTACK] = { KS_ROW_OFF(stack[0]), KS_ROW_END(stack[0]) },
+	[KS_KEY_END_KSTACK] = { KS_ROW_OFF(stack[1]), KS_ROW_END(stack[1]) },
+	[KS_KEY_COMM] = { KS_ROW_OFF(comm), KS_ROW_END(comm) },
+	[KS_KEY_PID] = { KS_ROW_OFF(pid), KS_ROW_END(pid) },
+	[KS_KEY_TGID] = { KS_ROW_OFF(tgid), KS_ROW_END(tgid) },
+	[KS_KEY_CPU] = { KS_ROW_OFF(cpu), KS_ROW_END(cpu) },
+	/* The waker's parts: all in one id. */
+	[KS_KEY_WAKER_KSTACK] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_WAKER_COMM] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_WAKER_PID] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_VALUE] = { KS_ROW_OFF(value), KS_ROW_END(value) },
+};
+
+/*
+ * Rows are hashed and compared on the whole words that hold the key's
+ * parts, from the first to the last: the rest is 0 in every key.
+ */
+static void ks_row_range(struct ks_set *s, const struct ks_key_spec *spec)
+{
+	size_t lo = sizeof(struct ks_row_key), hi = 0;
+	unsigned int i;
+
+	for (i = 0; i < spec->n_parts; i++) {
+		u8 part = spec->parts[i];
+
+		lo = min_t(size_t, lo, ks_row_parts[part].off);
+		hi = max_t(size_t, hi, ks_row_parts[part].end);
+	}
+	if (hi <= lo)
+		return;		/* no parts: rows are never interned */
+	lo = round_down(lo, sizeof(u64));
+	hi = round_up(hi, sizeof(u64));
+	s->cmp_off = lo;
+	s->cmp_len = hi - lo;
+}
+
 /**
  * ks_keys_alloc() - the keyed rows and slowest samples of a new trace
  * @spec: what the trace's line asked for
@@ -528,6 +599,7 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 	k->stats = ks_table_alloc(array_size(rows, sizeof(*k->stats)));
 	if (!k->stats || ks_set_init(&k->rows, rows, sizeof(struct ks_row_key)))
 		goto err;
+	ks_row_range(&k->rows, spec);
 	for (i = 0; i < rows; i++)
 		ks_stats_init(&k->stats[i]);
 	if (ks_keys_has(k, KS_KEY_KSTACK) || ks_keys_has(k, KS_KEY_END_KSTACK) ||
