@@ -355,6 +355,27 @@ static u64 notrace ks_key_value(const struct ks_key_spec *spec, u64 raw)
 	return spec->value.is_signed && (s64)v < 0 ? KS_LOG2_NEGATIVE : fls64(v);
 }
 
+/*
+ * The entry of row key @rk: first the row this CPU found last, since a
+ * trace's samples mostly repeat their key, then the table. The cache
+ * holds only an entry, checked against the entry's key, which never
+ * changes once written: whatever a racing handler (an interrupt, an
+ * NMI) left there, a wrong entry only costs the table's lookup.
+ */
+static __always_inline int ks_row_find(struct ks_keys *k,
+				       const struct ks_row_key *rk)
+{
+	u32 last = this_cpu_read(*k->last_row);
+	int e;
+
+	if (last && ks_set_equal(&k->rows, last - 1, rk))
+		return last - 1;
+	e = ks_set_intern(&k->rows, rk);
+	if (e >= 0)
+		this_cpu_write(*k->last_row, e + 1);
+	return e;
+}
+
 static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
 				u32 end_stack, u32 waker, u64 raw,
 				struct task_struct *p, u64 value, u64 now)
@@ -400,7 +421,7 @@ static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
 	}
 	if (!k->spec.n_parts)
 		return;
-	e = whole ? ks_set_intern(&k->rows, &rk) : -1;
+	e = whole ? ks_row_find(k, &rk) : -1;
 	ks_stats_add(e < 0 ? &k->other : &k->stats[e], value);
 }
 
@@ -600,6 +621,9 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 	if (!k->stats || ks_set_init(&k->rows, rows, sizeof(struct ks_row_key)))
 		goto err;
 	ks_row_range(&k->rows, spec);
+	k->last_row = alloc_percpu(u32);
+	if (!k->last_row)
+		goto err;
 	for (i = 0; i < rows; i++)
 		ks_stats_init(&k->stats[i]);
 	if (ks_keys_has(k, KS_KEY_KSTACK) || ks_keys_has(k, KS_KEY_END_KSTACK) ||
@@ -638,6 +662,7 @@ void ks_keys_free(struct ks_keys *k)
 	if (!k)
 		return;
 	free_percpu(k->scratch);
+	free_percpu(k->last_row);
 	ks_set_free(&k->wakers);
 	ks_set_free(&k->stacks);
 	ks_set_free(&k->rows);
@@ -657,7 +682,7 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 		return 0;
 	return kmalloc_size_roundup(struct_size(k, slow, k->spec.slowest)) +
 	       ks_table_bytes(array_size(k->rows.cap, sizeof(*k->stats))) +
-	       ks_set_bytes(&k->rows) +
+	       ks_set_bytes(&k->rows) + num_possible_cpus() * sizeof(u32) +
 	       (k->wakers.cap ? ks_set_bytes(&k->wakers) : 0) +
 	       (k->scratch ? ks_set_bytes(&k->stacks) +
 		num_possible_cpus() * KS_CONTEXT_SLOTS *

@@ -91,6 +91,7 @@ struct ks_keys {
 	struct ks_key_spec spec;
 	u64 slow_floor;			/* below it, not among the slowest */
 	struct ks_set rows;		/* of struct ks_row_key */
+	u32 __percpu *last_row;		/* the row this CPU found last, + 1 */
 	struct ks_stats *stats;		/* per row */
 	struct ks_stats other;		/* samples whose key did not fit */
 	struct ks_set stacks;		/* of struct ks_stack */
