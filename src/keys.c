@@ -31,6 +31,8 @@
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
 
+#include <asm/word-at-a-time.h>
+
 #include "keys.h"
 #include "keys_table.h"
 #include "table.h"
@@ -243,13 +245,29 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 	return e < 0 ? 0 : e + 1;
 }
 
-/* The task's comm, zero-padded: comm may hold stale bytes past its NUL. */
-static void notrace ks_copy_comm(char *dst, const struct task_struct *p)
+/*
+ * The task's comm, zero-padded past its NUL (comm may hold stale bytes
+ * there), a word at a time as strscpy() reads; its last byte is 0.
+ */
+static __always_inline void ks_copy_comm(char *dst, const struct task_struct *p)
 {
+	const struct word_at_a_time zero = WORD_AT_A_TIME_CONSTANTS;
+	unsigned long w, bits, keep = ~0UL;
 	unsigned int i;
 
-	for (i = 0; i < TASK_COMM_LEN - 1 && p->comm[i]; i++)
-		dst[i] = p->comm[i];
+	BUILD_BUG_ON(TASK_COMM_LEN % sizeof(long));
+	for (i = 0; i < TASK_COMM_LEN; i += sizeof(long)) {
+		/* memcpy(): neither comm nor @dst need be word-aligned. */
+		memcpy(&w, p->comm + i, sizeof(w));
+		w &= keep;
+		if (has_zero(w, &bits, &zero)) {
+			bits = prep_zero_mask(w, bits, &zero);
+			w &= zero_bytemask(create_zero_mask(bits));
+			keep = 0;
+		}
+		memcpy(dst + i, &w, sizeof(w));
+	}
+	dst[TASK_COMM_LEN - 1] = 0;
 }
 
 /**
