@@ -169,7 +169,7 @@ static void ks_stats_init(struct ks_stats *st)
 	atomic64_set(&st->min, U64_MAX);
 }
 
-static void notrace ks_stats_add(struct ks_stats *st, u64 v)
+static __always_inline void ks_stats_add(struct ks_stats *st, u64 v)
 {
 	s64 cur;
 
@@ -394,9 +394,11 @@ static __always_inline int ks_row_find(struct ks_keys *k,
 	return e;
 }
 
-static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
-				u32 end_stack, u32 waker, u64 raw,
-				struct task_struct *p, u64 value, u64 now)
+/* Inline in its two callers: a keyed sample makes one call into keys.c. */
+static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
+					u32 end_stack, u32 waker, u64 raw,
+					struct task_struct *p, u64 value,
+					u64 now)
 {
 	struct ks_row_key rk = {};
 	bool whole = true;
@@ -709,13 +711,10 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 }
 
 NOKPROBE_SYMBOL(ks_set_intern);
-NOKPROBE_SYMBOL(ks_stats_add);
 NOKPROBE_SYMBOL(ks_keys_stack);
 NOKPROBE_SYMBOL(ks_slow_offer);
-NOKPROBE_SYMBOL(ks_copy_comm);
 NOKPROBE_SYMBOL(ks_keys_waker);
 NOKPROBE_SYMBOL(ks_keys_has_waker);
-NOKPROBE_SYMBOL(ks_keys_add);
 NOKPROBE_SYMBOL(ks_key_value);
 NOKPROBE_SYMBOL(ks_keys_record);
 NOKPROBE_SYMBOL(ks_keys_record_woken);
