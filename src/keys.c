@@ -19,7 +19,7 @@
  * kstack does.
  */
 #include <linux/atomic.h>
-#include <linux/jhash.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -30,6 +30,8 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
+
+#include <asm/word-at-a-time.h>
 
 #include "keys.h"
 #include "keys_table.h"
@@ -55,6 +57,8 @@ static int ks_set_init(struct ks_set *s, u32 cap, u32 key_size)
 	s->mask = slots - 1;
 	s->cap = cap;
 	s->key_size = key_size;
+	s->cmp_off = 0;
+	s->cmp_len = key_size;
 	atomic_set(&s->used, 0);
 	s->tag = ks_table_alloc(array_size(slots, sizeof(*s->tag)));
 	s->entry = ks_table_alloc(array_size(slots, sizeof(*s->entry)));
@@ -79,6 +83,32 @@ static size_t ks_set_bytes(const struct ks_set *s)
 	       ks_table_bytes(s->cap);
 }
 
+/* The words of @key that can differ, hashed as hash_64() does, chained. */
+static u32 notrace ks_set_hash(const struct ks_set *s, const void *key)
+{
+	const unsigned long *w = key + s->cmp_off;
+	u64 h = 0;
+	u32 i;
+
+	for (i = 0; i < s->cmp_len / sizeof(long); i++)
+		h = (h ^ w[i]) * GOLDEN_RATIO_64;
+	return h >> 32;
+}
+
+/* Whether entry @e holds @key: its words that can differ, compared. */
+static bool notrace ks_set_equal(const struct ks_set *s, u32 e,
+				 const void *key)
+{
+	const unsigned long *a = ks_set_key(s, e) + s->cmp_off;
+	const unsigned long *b = key + s->cmp_off;
+	u32 i;
+
+	for (i = 0; i < s->cmp_len / sizeof(long); i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /*
  * The entry holding @key, added if new. -1 if the set is full, or if a
  * key of the same hash is being added on another CPU or in the context
@@ -89,7 +119,7 @@ static size_t ks_set_bytes(const struct ks_set *s)
  */
 static int notrace ks_set_intern(struct ks_set *s, const void *key)
 {
-	u32 h = jhash(key, s->key_size, 0);
+	u32 h = ks_set_hash(s, key);
 	u32 want = (h & ~KS_TAG_STATE) ?: 4;
 	u32 n;
 
@@ -126,7 +156,7 @@ static int notrace ks_set_intern(struct ks_set *s, const void *key)
 		if ((tag & KS_TAG_STATE) != KS_TAG_READY)
 			return -1;
 		e = s->entry[slot];
-		if (!memcmp(ks_set_key(s, e), key, s->key_size))
+		if (ks_set_equal(s, e, key))
 			return e;
 	}
 	return -1;
@@ -139,7 +169,7 @@ static void ks_stats_init(struct ks_stats *st)
 	atomic64_set(&st->min, U64_MAX);
 }
 
-static void notrace ks_stats_add(struct ks_stats *st, u64 v)
+static __always_inline void ks_stats_add(struct ks_stats *st, u64 v)
 {
 	s64 cur;
 
@@ -215,13 +245,29 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 	return e < 0 ? 0 : e + 1;
 }
 
-/* The task's comm, zero-padded: comm may hold stale bytes past its NUL. */
-static void notrace ks_copy_comm(char *dst, const struct task_struct *p)
+/*
+ * The task's comm, zero-padded past its NUL (comm may hold stale bytes
+ * there), a word at a time as strscpy() reads; its last byte is 0.
+ */
+static __always_inline void ks_copy_comm(char *dst, const struct task_struct *p)
 {
+	const struct word_at_a_time zero = WORD_AT_A_TIME_CONSTANTS;
+	unsigned long w, bits, keep = ~0UL;
 	unsigned int i;
 
-	for (i = 0; i < TASK_COMM_LEN - 1 && p->comm[i]; i++)
-		dst[i] = p->comm[i];
+	BUILD_BUG_ON(TASK_COMM_LEN % sizeof(long));
+	for (i = 0; i < TASK_COMM_LEN; i += sizeof(long)) {
+		/* memcpy(): neither comm nor @dst need be word-aligned. */
+		memcpy(&w, p->comm + i, sizeof(w));
+		w &= keep;
+		if (has_zero(w, &bits, &zero)) {
+			bits = prep_zero_mask(w, bits, &zero);
+			w &= zero_bytemask(create_zero_mask(bits));
+			keep = 0;
+		}
+		memcpy(dst + i, &w, sizeof(w));
+	}
+	dst[TASK_COMM_LEN - 1] = 0;
 }
 
 /**
@@ -327,9 +373,32 @@ static u64 notrace ks_key_value(const struct ks_key_spec *spec, u64 raw)
 	return spec->value.is_signed && (s64)v < 0 ? KS_LOG2_NEGATIVE : fls64(v);
 }
 
-static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
-				u32 end_stack, u32 waker, u64 raw,
-				struct task_struct *p, u64 value, u64 now)
+/*
+ * The entry of row key @rk: first the row this CPU found last, since a
+ * trace's samples mostly repeat their key, then the table. The cache
+ * holds only an entry, checked against the entry's key, which never
+ * changes once written: whatever a racing handler (an interrupt, an
+ * NMI) left there, a wrong entry only costs the table's lookup.
+ */
+static __always_inline int ks_row_find(struct ks_keys *k,
+				       const struct ks_row_key *rk)
+{
+	u32 last = this_cpu_read(*k->last_row);
+	int e;
+
+	if (last && ks_set_equal(&k->rows, last - 1, rk))
+		return last - 1;
+	e = ks_set_intern(&k->rows, rk);
+	if (e >= 0)
+		this_cpu_write(*k->last_row, e + 1);
+	return e;
+}
+
+/* Inline in its two callers: a keyed sample makes one call into keys.c. */
+static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
+					u32 end_stack, u32 waker, u64 raw,
+					struct task_struct *p, u64 value,
+					u64 now)
 {
 	struct ks_row_key rk = {};
 	bool whole = true;
@@ -372,7 +441,7 @@ static void notrace ks_keys_add(struct ks_keys *k, u32 start_stack,
 	}
 	if (!k->spec.n_parts)
 		return;
-	e = whole ? ks_set_intern(&k->rows, &rk) : -1;
+	e = whole ? ks_row_find(k, &rk) : -1;
 	ks_stats_add(e < 0 ? &k->other : &k->stats[e], value);
 }
 
@@ -502,6 +571,49 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
 	return len;
 }
 
+#define KS_ROW_OFF(field)	offsetof(struct ks_row_key, field)
+#define KS_ROW_END(field)	offsetofend(struct ks_row_key, field)
+
+/* Where each part lies in a row key: [off, end) bytes. */
+static const struct {
+	u8 off, end;
+} ks_row_parts[KS_KEY_NR_PARTS] = {
+	[KS_KEY_KSTACK] = { KS_ROW_OFF(stack[0]), KS_ROW_END(stack[0]) },
+	[KS_KEY_END_KSTACK] = { KS_ROW_OFF(stack[1]), KS_ROW_END(stack[1]) },
+	[KS_KEY_COMM] = { KS_ROW_OFF(comm), KS_ROW_END(comm) },
+	[KS_KEY_PID] = { KS_ROW_OFF(pid), KS_ROW_END(pid) },
+	[KS_KEY_TGID] = { KS_ROW_OFF(tgid), KS_ROW_END(tgid) },
+	[KS_KEY_CPU] = { KS_ROW_OFF(cpu), KS_ROW_END(cpu) },
+	/* The waker's parts: all in one id. */
+	[KS_KEY_WAKER_KSTACK] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_WAKER_COMM] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_WAKER_PID] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_VALUE] = { KS_ROW_OFF(value), KS_ROW_END(value) },
+};
+
+/*
+ * Rows are hashed and compared on the whole words that hold the key's
+ * parts, from the first to the last: the rest is 0 in every key.
+ */
+static void ks_row_range(struct ks_set *s, const struct ks_key_spec *spec)
+{
+	size_t lo = sizeof(struct ks_row_key), hi = 0;
+	unsigned int i;
+
+	for (i = 0; i < spec->n_parts; i++) {
+		u8 part = spec->parts[i];
+
+		lo = min_t(size_t, lo, ks_row_parts[part].off);
+		hi = max_t(size_t, hi, ks_row_parts[part].end);
+	}
+	if (hi <= lo)
+		return;		/* no parts: rows are never interned */
+	lo = round_down(lo, sizeof(u64));
+	hi = round_up(hi, sizeof(u64));
+	s->cmp_off = lo;
+	s->cmp_len = hi - lo;
+}
+
 /**
  * ks_keys_alloc() - the keyed rows and slowest samples of a new trace
  * @spec: what the trace's line asked for
@@ -527,6 +639,10 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 	ks_stats_init(&k->other);
 	k->stats = ks_table_alloc(array_size(rows, sizeof(*k->stats)));
 	if (!k->stats || ks_set_init(&k->rows, rows, sizeof(struct ks_row_key)))
+		goto err;
+	ks_row_range(&k->rows, spec);
+	k->last_row = alloc_percpu(u32);
+	if (!k->last_row)
 		goto err;
 	for (i = 0; i < rows; i++)
 		ks_stats_init(&k->stats[i]);
@@ -566,6 +682,7 @@ void ks_keys_free(struct ks_keys *k)
 	if (!k)
 		return;
 	free_percpu(k->scratch);
+	free_percpu(k->last_row);
 	ks_set_free(&k->wakers);
 	ks_set_free(&k->stacks);
 	ks_set_free(&k->rows);
@@ -585,7 +702,7 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 		return 0;
 	return kmalloc_size_roundup(struct_size(k, slow, k->spec.slowest)) +
 	       ks_table_bytes(array_size(k->rows.cap, sizeof(*k->stats))) +
-	       ks_set_bytes(&k->rows) +
+	       ks_set_bytes(&k->rows) + num_possible_cpus() * sizeof(u32) +
 	       (k->wakers.cap ? ks_set_bytes(&k->wakers) : 0) +
 	       (k->scratch ? ks_set_bytes(&k->stacks) +
 		num_possible_cpus() * KS_CONTEXT_SLOTS *
@@ -594,13 +711,10 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 }
 
 NOKPROBE_SYMBOL(ks_set_intern);
-NOKPROBE_SYMBOL(ks_stats_add);
 NOKPROBE_SYMBOL(ks_keys_stack);
 NOKPROBE_SYMBOL(ks_slow_offer);
-NOKPROBE_SYMBOL(ks_copy_comm);
 NOKPROBE_SYMBOL(ks_keys_waker);
 NOKPROBE_SYMBOL(ks_keys_has_waker);
-NOKPROBE_SYMBOL(ks_keys_add);
 NOKPROBE_SYMBOL(ks_key_value);
 NOKPROBE_SYMBOL(ks_keys_record);
 NOKPROBE_SYMBOL(ks_keys_record_woken);

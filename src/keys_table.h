@@ -18,6 +18,8 @@ struct ks_set {
 	u32 mask;		/* index slots - 1 */
 	u32 cap;		/* entries */
 	u32 key_size;
+	/* The bytes of a key that can differ: hashed, compared on a match. */
+	u16 cmp_off, cmp_len;
 	atomic_t used;		/* entries claimed; may pass cap by a few */
 	u32 *tag;		/* per index slot */
 	u32 *entry;		/* per index slot: its entry */
@@ -31,6 +33,11 @@ struct ks_stack {
 	unsigned long frame[];
 };
 
+/*
+ * A row's key. The parts a trace does not key by stay 0, so only the
+ * words from its first part to its last are hashed and compared
+ * (rows.cmp_off, cmp_len): 2 of 6 for comm.
+ */
 struct ks_row_key {
 	u32 stack[2];		/* kstack, end-kstack: stack ids */
 	u32 waker;		/* waker-*: a waker id */
@@ -40,6 +47,9 @@ struct ks_row_key {
 	char comm[TASK_COMM_LEN];
 	u64 value;		/* ret or argN; with :log2, ks_log2_row() */
 };
+
+/* Sets compare and hash whole words (keys.c ks_set_equal()). */
+static_assert(sizeof(struct ks_row_key) % sizeof(u64) == 0);
 
 /* A log2 row of a signed value below 0: [type's minimum, 0). */
 #define KS_LOG2_NEGATIVE	65
@@ -53,6 +63,9 @@ struct ks_waker {
 	pid_t pid;		/* waker-pid */
 	char comm[TASK_COMM_LEN];	/* waker-comm */
 };
+
+static_assert(sizeof(struct ks_waker) % sizeof(long) == 0);
+static_assert(sizeof(struct ks_stack) % sizeof(long) == 0);
 
 /* count, sum, min, max and one bucket per power of two, in ns. */
 struct ks_stats {
@@ -78,6 +91,7 @@ struct ks_keys {
 	struct ks_key_spec spec;
 	u64 slow_floor;			/* below it, not among the slowest */
 	struct ks_set rows;		/* of struct ks_row_key */
+	u32 __percpu *last_row;		/* the row this CPU found last, + 1 */
 	struct ks_stats *stats;		/* per row */
 	struct ks_stats other;		/* samples whose key did not fit */
 	struct ks_set stacks;		/* of struct ks_stack */
