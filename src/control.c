@@ -521,6 +521,19 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	}
 }
 
+/* The '=' of a word spelled KEYWORD=VALUE, as in "gap=off"; else NULL. */
+static const char *ks_keyword_eq(const char *word)
+{
+	const char *eq = strchr(word, '=');
+	unsigned int i;
+
+	for (i = 0; eq && i < ARRAY_SIZE(ks_keywords); i++)
+		if (strlen(ks_keywords[i]) == eq - word &&
+		    !strncmp(word, ks_keywords[i], eq - word))
+			return eq;
+	return NULL;
+}
+
 /*
  * "trace NAME offcpu": a wait off CPU, from the switch-out of a task that
  * sleeps to its switch-in, its parts in BLOCKED-NAME and RUNQ-NAME.
@@ -646,6 +659,15 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 		if (!strcmp(words[i], KS_KIND_OFFCPU))
 			return ks_why(req, why, req->offcpu.on ? "offcpu given twice" :
 				      "offcpu comes right after NAME: trace NAME offcpu ...");
+	/* Where a keyword is due: a value may hold '=' (comm a=b). */
+	for (i = first; i < n; i += 2) {
+		const char *eq = ks_keyword_eq(words[i]);
+
+		if (eq)
+			return ks_why(req, why,
+				      "'%s': a keyword and its value are two words: '%.*s %s'",
+				      words[i], (int)(eq - words[i]), words[i], eq + 1);
+	}
 	if ((n - first) % 2) {
 		w = words[n - 1];
 		if (match_string(ks_keywords, ARRAY_SIZE(ks_keywords), w) >= 0)

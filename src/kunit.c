@@ -338,6 +338,11 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	{ "trace t method uprobe", -EINVAL },
 	{ "trace t method default", -EINVAL },
 	{ "trace t color red", -EINVAL },
+	/* KEYWORD=VALUE where a keyword is due; a value may hold '='. */
+	{ "trace t gap=off", -EINVAL },
+	{ "trace t gap=off start a", -EINVAL },
+	{ "trace t start a gap=off", -EINVAL },
+	{ "trace t comm a=b", 0, KS_METHOD_DEFAULT, "t", "", 3, 0 },
 	{ "trace t bits 1 bits 2", -EINVAL },
 	{ "trace t bits 1 start a end b method kprobe maxactive 2 x y", -EINVAL },
 	{ "trace t start a end a", -EINVAL },

@@ -130,6 +130,8 @@ def SPELLING_REFUSALS(arch):
     return [
     ("trace rd vfs_read", "Invalid argument",
      "trace rd: 'vfs_read' is not a keyword; did you mean 'start vfs_read'?"),
+    ("trace rd start vfs_read gap=off", "Invalid argument",
+     "trace rd: 'gap=off': a keyword and its value are two words: 'gap off'"),
     ("trace x start kprobe:sched_wakeup", "No such file or directory",
      "trace x: no function sched_wakeup; the tracepoint is tracepoint:sched_wakeup"),
     ("trace x start syscalls:sys_enter_getppid end syscalls:sys_exit_getppid",
