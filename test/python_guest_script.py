@@ -133,7 +133,8 @@ def main():
               "keys(): the row's stack starts at the traced function", str(me))
         line = [d for d in kstats.traces() if d["name"] == "pykey"]
         check(line and line[0].get("key") == "comm,kstack:4" and line[0].get("keys") == 8
-              and line[0].get("slowest") == 2, "traces(): key, keys and slowest listed (ints)",
+              and line[0].get("slowest") == 2 and line[0].get("gap") == "on",
+              "traces(): key, keys and slowest listed (ints), gap on by default",
               str(line))
         check("KEY-pykey" not in [m.name for m in kstats.metrics()],
               "metrics() leaves out KEY-NAME", "")

@@ -280,7 +280,9 @@ def traces() -> list[dict[str, Any]]:
     for an off-CPU trace kind, state, tasks, min, max; for a matched pair,
     match, expire and repeat), "gone": True when its module unloaded. Counts are
     ints; "-" (no end, no key, no max) and the other words are strings;
-    "if" is the list of a trace's if words ([] without)."""
+    "if" is the list of a trace's if words ([] without); "gap" is "off"
+    for a trace made with gap off, else "on" (the listing says only
+    "gap off")."""
     out = []
     for line in _read(os.path.join(root(), "_control")).splitlines():
         w = line.split()
@@ -293,6 +295,7 @@ def traces() -> list[dict[str, Any]]:
         pairs = list(zip(w[1::2], w[2::2]))
         d.update(pairs)
         d["if"] = [v for k, v in pairs if k == "if"]
+        d.setdefault("gap", "on")
         for k in _LISTING_INTS:
             if isinstance(d.get(k), str) and d[k].isdigit():
                 d[k] = int(d[k])
