@@ -28,6 +28,8 @@ expect() {
 R=(--root "$T/cap")
 expect 64 "^kstats: trace: $T/cap/_control is not in debugfs" "${R[@]}" trace z start vfs_read
 expect 64 "^kstats: remove: $T/cap/_control is not in debugfs" "${R[@]}" remove read
+expect 64 "^kstats: trace: '--json' is not a word of _control; kstats' options go before the command" \
+	"${R[@]}" trace z start vfs_read --json
 expect 66 '^kstats: runq: no _interval/runq under ' "${R[@]}" watch runq -n 1
 expect 64 "^kstats: list takes no NAME: 'extra'" "${R[@]}" list extra
 expect 64 '^kstats: show: give NAME' "${R[@]}" show

@@ -911,8 +911,17 @@ static int control(const char *verb, int argc, char **argv)
 		return err_exit(EX_OSERR, "out of memory");
 	for (i = 0; i < argc; i++) {
 		bool blank = strpbrk(argv[i], " \t\n\r\v\f");
+		bool comm = i && !strcmp(argv[i - 1], "comm");
 
-		if (blank && !(i && !strcmp(argv[i - 1], "comm"))) {
+		/* No _control word starts with "--"; kstats' options do. */
+		if (!strncmp(argv[i], "--", 2) && !comm) {
+			rc = err_exit(EX_USAGE, "%s: '%s' is not a word of _control; kstats' options go "
+				      "before the command (kstats [--root DIR] [--json] COMMAND ...)",
+				      verb, argv[i]);
+			goto out;
+		}
+
+		if (blank && !comm) {
 			rc = err_exit(EX_USAGE, "'%s': a word with a blank; only a comm may have one (comm 'my prog')",
 				      argv[i]);
 			goto out;
