@@ -305,9 +305,10 @@ u32 notrace ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor)
 
 /* ------------------------------------------------------------- slowest */
 
-static void notrace ks_slow_offer(struct ks_keys *k, u32 start_stack,
-				  u32 end_stack, u32 waker,
-				  struct task_struct *p, u64 value, u64 now)
+static noinline void notrace ks_slow_offer(struct ks_keys *k,
+					   u32 start_stack, u32 end_stack,
+					   u32 waker, struct task_struct *p,
+					   u64 value, u64 now)
 {
 	struct ks_slow *s;
 	u32 i, low;
@@ -394,20 +395,18 @@ static __always_inline int ks_row_find(struct ks_keys *k,
 	return e;
 }
 
-/* Inline in its two callers: a keyed sample makes one call into keys.c. */
-static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
-					u32 end_stack, u32 waker, u64 raw,
-					struct task_struct *p, u64 value,
-					u64 now)
+/*
+ * The row of a sample, its key built part by part: -1 for "other".
+ * Out of line: the fast path (ks_row_last()) needs no key on its stack.
+ */
+static noinline int notrace ks_row_build(struct ks_keys *k, u32 start_stack,
+					 u32 end_stack, u32 waker, u64 raw,
+					 struct task_struct *p)
 {
 	struct ks_row_key rk = {};
 	bool whole = true;
 	unsigned int i;
-	int e;
 
-	/* Without a full list, the floor is 0: the first samples fill it. */
-	if (k->spec.slowest && value > READ_ONCE(k->slow_floor))
-		ks_slow_offer(k, start_stack, end_stack, waker, p, value, now);
 	for (i = 0; i < k->spec.n_parts; i++) {
 		switch (k->spec.parts[i]) {
 		case KS_KEY_KSTACK:
@@ -439,9 +438,67 @@ static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
 			break;
 		}
 	}
+	return whole ? ks_row_find(k, &rk) : -1;
+}
+
+/*
+ * The fast path of a trace keyed by one part of the task or CPU (comm,
+ * pid, tgid, cpu; k->one_part): the part read where it lies and compared
+ * with the key of the row this CPU found last, no row key built. That
+ * key holds only this part (the rest is 0), so equal is the same row;
+ * a comm equal word for word is the same string, zero-padded. Else -1:
+ * ks_row_build() builds the key and finds the row (a comm with stale
+ * bytes past its NUL always takes that way). As in ks_row_find(), a
+ * racing handler's entry in last_row only costs that way.
+ */
+static __always_inline int ks_row_last(struct ks_keys *k,
+				       const struct task_struct *p)
+{
+	u32 last = this_cpu_read(*k->last_row);
+	const struct ks_row_key *rk;
+	unsigned long a, b;
+	unsigned int i;
+
+	if (!last)
+		return -1;
+	rk = ks_set_key(&k->rows, last - 1);
+	switch (k->one_part) {
+	case KS_KEY_COMM:
+		for (i = 0; i < TASK_COMM_LEN; i += sizeof(long)) {
+			/* memcpy(): comm need not be word-aligned. */
+			memcpy(&a, p->comm + i, sizeof(a));
+			memcpy(&b, rk->comm + i, sizeof(b));
+			if (a != b)
+				return -1;
+		}
+		return last - 1;
+	case KS_KEY_PID:
+		return rk->pid == p->pid ? last - 1 : -1;
+	case KS_KEY_TGID:
+		return rk->tgid == p->tgid ? last - 1 : -1;
+	case KS_KEY_CPU:
+		return rk->cpu == raw_smp_processor_id() ? last - 1 : -1;
+	default:
+		return -1;
+	}
+}
+
+/* Inline in its two callers: a keyed sample makes one call into keys.c. */
+static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
+					u32 end_stack, u32 waker, u64 raw,
+					struct task_struct *p, u64 value,
+					u64 now)
+{
+	int e;
+
+	/* Without a full list, the floor is 0: the first samples fill it. */
+	if (k->spec.slowest && value > READ_ONCE(k->slow_floor))
+		ks_slow_offer(k, start_stack, end_stack, waker, p, value, now);
 	if (!k->spec.n_parts)
 		return;
-	e = whole ? ks_row_find(k, &rk) : -1;
+	e = ks_row_last(k, p);
+	if (e < 0)
+		e = ks_row_build(k, start_stack, end_stack, waker, raw, p);
 	ks_stats_add(e < 0 ? &k->other : &k->stats[e], value);
 }
 
@@ -641,6 +698,10 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 	if (!k->stats || ks_set_init(&k->rows, rows, sizeof(struct ks_row_key)))
 		goto err;
 	ks_row_range(&k->rows, spec);
+	k->one_part = KS_KEY_NR_PARTS;
+	if (spec->n_parts == 1 && spec->parts[0] >= KS_KEY_COMM &&
+	    spec->parts[0] <= KS_KEY_CPU)
+		k->one_part = spec->parts[0];
 	k->last_row = alloc_percpu(u32);
 	if (!k->last_row)
 		goto err;
@@ -716,5 +777,6 @@ NOKPROBE_SYMBOL(ks_slow_offer);
 NOKPROBE_SYMBOL(ks_keys_waker);
 NOKPROBE_SYMBOL(ks_keys_has_waker);
 NOKPROBE_SYMBOL(ks_key_value);
+NOKPROBE_SYMBOL(ks_row_build);
 NOKPROBE_SYMBOL(ks_keys_record);
 NOKPROBE_SYMBOL(ks_keys_record_woken);
