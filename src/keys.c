@@ -341,7 +341,8 @@ static noinline void notrace ks_slow_offer(struct ks_keys *k,
 
 		for (i = 0; i < k->slow_n; i++)
 			floor = min(floor, k->slow[i].value);
-		WRITE_ONCE(k->slow_floor, floor);
+		/* A full list takes only a value above its least. */
+		WRITE_ONCE(k->slow_floor, floor == U64_MAX ? floor : floor + 1);
 	}
 out:
 	atomic_set_release(&k->slow_lock, 0);
@@ -491,8 +492,11 @@ static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
 {
 	int e;
 
-	/* Without a full list, the floor is 0: the first samples fill it. */
-	if (k->spec.slowest && value > READ_ONCE(k->slow_floor))
+	/*
+	 * Without a full list, the floor is 0: the first samples fill it,
+	 * 0 ns ones too (a coarse clock gives many).
+	 */
+	if (k->spec.slowest && value >= READ_ONCE(k->slow_floor))
 		ks_slow_offer(k, start_stack, end_stack, waker, p, value, now);
 	if (!k->spec.n_parts)
 		return;

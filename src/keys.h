@@ -256,7 +256,7 @@ static inline bool ks_keys_spec_on_ret(const struct ks_key_spec *spec)
  */
 struct ks_keys_head {
 	struct ks_key_spec spec;
-	u64 slow_floor;		/* below it, not among the slowest */
+	u64 slow_floor;		/* the least value that enters the slowest */
 };
 
 /**
@@ -289,7 +289,7 @@ static __always_inline bool ks_keys_wanted(const struct ks_keys *k, u64 value)
 	const struct ks_keys_head *h = (const struct ks_keys_head *)k;
 
 	return h->spec.n_parts ||
-	       (h->spec.slowest && value > READ_ONCE(h->slow_floor));
+	       (h->spec.slowest && value >= READ_ONCE(h->slow_floor));
 }
 
 struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec);

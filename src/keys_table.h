@@ -89,7 +89,7 @@ struct ks_slow {
 /* Begins as struct ks_keys_head (keys.h), which handlers read inline. */
 struct ks_keys {
 	struct ks_key_spec spec;
-	u64 slow_floor;			/* below it, not among the slowest */
+	u64 slow_floor;			/* the least value that enters the slowest */
 	struct ks_set rows;		/* of struct ks_row_key */
 	u32 __percpu *last_row;		/* the row this CPU found last, + 1 */
 	u8 one_part;			/* the only part, if comm..cpu; else KS_KEY_NR_PARTS */
