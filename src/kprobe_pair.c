@@ -82,9 +82,10 @@ static int ks_kprobe_pair_attach(struct ks_trace *t)
 	/* Before the probes can fire; kprobes may move them past an ENDBR. */
 	ks_anchor_function(&t->anchor[0], t->addr);
 	ks_anchor_function(&t->anchor[1], t->end_addr);
-	pair->start.symbol_name = t->req.start;
+	/* Where resolve found them, as for a kretprobe (function.c). */
+	pair->start.addr = (kprobe_opcode_t *)t->addr;
 	pair->start.pre_handler = ks_kp_start;
-	pair->end.symbol_name = t->req.end;
+	pair->end.addr = (kprobe_opcode_t *)t->end_addr;
 	pair->end.pre_handler = ks_kp_end;
 	err = register_kprobes(kps, ARRAY_SIZE(kps));
 	if (err) {

@@ -15,6 +15,7 @@
 
 #include "names.h"
 #include "request.h"
+#include "symbols.h"
 
 struct ks_tp_lookup {
 	const char *name;
@@ -45,92 +46,37 @@ struct tracepoint *ks_find_tracepoint(const char *name)
 	return l.tp;
 }
 
-/*
- * Looks @sym up as kprobes does, with a disabled kprobe registered and
- * removed again: @addr is where it would sit, set even when kprobes then
- * refuses it (the lookup comes before the checks). Returns
- * register_kprobe()'s result: -ENOENT for no such symbol.
- */
-static int ks_kprobe_lookup(const char *sym, unsigned long *addr)
+/* Looks @sym up as kprobes would (symbols.c): 0, or -ENOENT for none. */
+static int ks_lookup(const char *sym, struct ks_sym *s)
 {
-	struct kprobe kp = {
-		.symbol_name = sym,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-	int err = register_kprobe(&kp);
+	int err;
 
-	if (!err)
-		unregister_kprobe(&kp);
-	*addr = (unsigned long)kp.addr;
-	return err;
-}
-
-/*
- * Where a kprobe on @sym sits, or -ENOENT for no such function and
- * -EINVAL for one kprobes refuse (blacklisted, reserved).
- */
-static int ks_probe_addr(const char *sym, unsigned long *addr)
-{
-	unsigned long at;
-	int err = ks_kprobe_lookup(sym, &at);
-
-	if (err)
-		return err == -EILSEQ || err == -EBUSY ? -EINVAL : err;
-	*addr = at;
-	return 0;
+	s->name = sym;
+	err = ks_symbols_find(s, 1);
+	return !err && !s->type ? -ENOENT : err;
 }
 
 /**
- * ks_symbol_addr() - the address of a kernel symbol, probeable or not
- * @sym: its name
- *
- * kprobes looks @sym up before it checks the address, so even a symbol
- * it refuses to probe (NOKPROBE, entry text) has its address found.
- *
- * Context: process context; may sleep.
- * Return: the address, or 0 for no such symbol.
- */
-unsigned long ks_symbol_addr(const char *sym)
-{
-	unsigned long addr;
-
-	return ks_kprobe_lookup(sym, &addr) == -ENOENT ? 0 : addr;
-}
-
-/*
- * Is @sym in the core kernel's data (.rodata, .data, .bss: from _etext to
- * __bss_stop; kprobes cannot look _end up), as jiffies is? A module's
- * data cannot be told from its text here: within_module() needs the
- * module, which no export finds.
- */
-static bool ks_is_core_data(const char *sym)
-{
-	unsigned long addr = ks_symbol_addr(sym);
-
-	/* x86 puts the init text, freed after boot, among them. */
-	if (addr >= ks_symbol_addr("_sinittext") && addr < ks_symbol_addr("_einittext"))
-		return false;
-	return addr && addr >= ks_symbol_addr("_etext") &&
-	       addr < ks_symbol_addr("__bss_stop");
-}
-
-/**
- * ks_resolve() - find a function's address the way kprobes do
+ * ks_resolve() - find a function kstats may probe
  * @name: the trace's NAME, for messages
  * @sym: the function, as kprobes take it (FUNCTION or MODULE:FUNCTION)
- * @addr: set to the address a kprobe on @sym sits at
+ * @addr: set to its address
  *
- * Registers a disabled kprobe, so unknown symbols and blacklisted or
- * reserved addresses are refused, with a line in dmesg, before anything
- * is attached. kstats' own functions are refused too.
+ * Found as kprobes would find it, in /proc/kallsyms, and refused, with
+ * a line in dmesg, before anything is attached: unknown symbols, data,
+ * kstats' own functions, and functions kstats may not probe (see
+ * ks_probeable(): on amd64, those without an ftrace site, which the
+ * kernel's kprobe_events refuses too).
  *
  * Context: process context; may sleep.
- * Return: 0; -ENOENT for an unknown symbol; -EINVAL for an address that
- * cannot be probed; another errno from register_kprobe().
+ * Return: 0; -ENOENT for an unknown symbol; -EINVAL for one that cannot
+ * be probed; -EPERM when kallsyms hides addresses; -ENODEV when ftrace
+ * is off; -EOPNOTSUPP; -ENOMEM.
  */
 int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 {
-	int err = ks_probe_addr(sym, addr);
+	struct ks_sym s;
+	int err = ks_lookup(sym, &s);
 
 	if (err == -ENOENT) {
 		if (ks_find_tracepoint(sym))
@@ -144,29 +90,42 @@ int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 					   name, sym);
 		return err;
 	}
-	if (err && ks_is_core_data(sym)) {
+	if (err == -EPERM)
+		ks_err_ratelimited("trace %s: %s: /proc/kallsyms shows no addresses (kernel.kptr_restrict is 2)\n",
+				   name, sym);
+	if (err)
+		return err;
+	if (!ks_sym_is_text(&s)) {
 		ks_err_ratelimited("trace %s: %s is data, not a function\n", name, sym);
-		return err;
+		return -EINVAL;
 	}
-	if (err) {
-		ks_err_ratelimited("trace %s: %s cannot be probed (%d); see /sys/kernel/debug/kprobes/blacklist\n",
-				   name, sym, err);
-		return err;
-	}
-	if (within_module(*addr, THIS_MODULE)) {
+	err = ks_probeable(s.addr);
+	if (err == -EPERM) {
 		ks_err_ratelimited("trace %s: %s is part of kstats, which cannot trace itself; see /sys/kernel/debug/kprobes/blacklist\n",
 				   name, sym);
 		return -EINVAL;
 	}
+	if (err == -ESRCH)
+		ks_err_ratelimited("trace %s: %s has no ftrace site (notrace, __init or __exit code, or not plain text): kstats probes only where ftrace can, as kprobe_events does\n",
+				   name, sym);
+	else if (err == -ENODEV)
+		ks_err_ratelimited("trace %s: %s: ftrace is off, so kstats cannot tell whether it may be probed\n",
+				   name, sym);
+	else if (err)
+		ks_err_ratelimited("trace %s: %s cannot be probed (%d); see /sys/kernel/debug/kprobes/blacklist\n",
+				   name, sym, err);
+	if (err)
+		return err == -ESRCH ? -EINVAL : err;
+	*addr = s.addr;
 	return 0;
 }
 
 /* Is @sym a function kprobes can find (probeable or not)? */
 static bool ks_function_exists(const char *sym)
 {
-	unsigned long addr;
+	struct ks_sym s;
 
-	return ks_kprobe_lookup(sym, &addr) != -ENOENT;
+	return !ks_lookup(sym, &s);
 }
 
 /*

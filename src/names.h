@@ -17,7 +17,6 @@ int ks_resolve_points(struct ks_trace_req *req);
 bool ks_is_function_set(const char *spec);
 int ks_funcs_resolve(const char *trace, const char *spec, struct ks_funcs *f);
 void ks_funcs_free(struct ks_funcs *f);
-unsigned long ks_symbol_addr(const char *sym);
 bool ks_symbol_range(unsigned long addr, unsigned long *lo, unsigned long *hi);
 
 #endif /* _KSTATS_NAMES_H */

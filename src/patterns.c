@@ -21,22 +21,16 @@
  * to walk its symbols.
  */
 #include <linux/ctype.h>
-#include <linux/fs.h>
 #include <linux/glob.h>
-#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uio.h>
 
 #include "patterns.h"
 #include "request.h"
-
-/* Every symbol, "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]" a line. */
-#define KS_KALLSYMS	"/proc/kallsyms"
+#include "symbols.h"
 
 /**
  * ks_funcs_skip() - count @name among the functions kprobes refuse
@@ -112,199 +106,82 @@ struct ks_scan {
 	int err;
 };
 
-/* One line of /proc/kallsyms. */
-static void ks_scan_line(struct ks_scan *s, char *line)
+/* One line of /proc/kallsyms (ks_kallsyms_read()). */
+static bool ks_scan_line(void *priv, unsigned long addr, char type,
+			 const char *name, const char *mod)
 {
+	struct ks_scan *s = priv;
 	struct ks_funcs *f = s->f;
-	char *type, *name, *mod;
-	unsigned long addr;
 	unsigned int i;
 
-	type = strchr(line, ' ');
-	name = type ? strchr(type + 1, ' ') : NULL;
-	if (!name || type[2] != ' ' || !strchr("tTwW", type[1]))
-		return;
-	*type = '\0';
-	name++;
-	mod = strchr(name, '\t');
-	if (mod) {
-		*mod = '\0';
-		mod += 2;			/* past "\t[" */
-		mod[strcspn(mod, "]")] = '\0';
-	}
+	if (!strchr("tTwW", type))
+		return false;
 	if (!mod && (!strcmp(name, "_sinittext") || !strcmp(name, "_einittext"))) {
-		if (kstrtoul(line, 16, &addr))
-			return;
 		if (name[1] == 's')
 			s->init_lo = addr;
 		else
 			s->init_hi = addr;
-		return;
+		return false;
 	}
-	/* Padding and CFI preambles before functions are no functions. */
+	/*
+	 * Padding and CFI preambles before functions are no functions; nor
+	 * are bpf programs and ftrace's and kprobes' own pages.
+	 */
 	if (str_has_prefix(name, "__pfx_") || str_has_prefix(name, "__cfi_") ||
-	    !glob_match(s->pattern, name) || kstrtoul(line, 16, &addr))
-		return;
+	    (mod && (!strcmp(mod, "bpf") || str_has_prefix(mod, "__builtin__"))) ||
+	    !glob_match(s->pattern, name))
+		return false;
 	if (!addr) {
 		s->hidden = true;
-		return;
+		return false;
 	}
 	if (addr == s->last)
-		return;
+		return false;
 	s->last = addr;
 	for (i = 0; i < f->n; i++)
 		if (f->addrs[i] == addr)
-			return;
+			return false;
 	s->found++;
 	if (f->n == KS_PATTERN_NAMES_MAX || s->err)
-		return;
+		return false;
 	/* kprobes' spelling: MODULE:FUNCTION */
 	f->names[f->n] = mod ? kasprintf(GFP_KERNEL, "%s:%s", mod, name) :
 			       kstrdup(name, GFP_KERNEL);
 	if (!f->names[f->n]) {
 		s->err = -ENOMEM;
-		return;
+		return true;
 	}
 	f->addrs[f->n++] = addr;
-}
-
-/* Splits one read into lines; @held carries a line across reads. */
-static void ks_scan_buf(struct ks_scan *s, const char *buf, size_t len,
-			char *line, size_t *held, size_t line_len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		if (buf[i] != '\n') {
-			/* A line longer than ours matches nothing. */
-			if (*held < line_len - 1)
-				line[(*held)++] = buf[i];
-			continue;
-		}
-		line[*held] = '\0';
-		ks_scan_line(s, line);
-		*held = 0;
-	}
+	return false;
 }
 
 /*
- * Reads /proc/kallsyms once, through its seq_file, as a reader in
- * userspace would; opened as the writer of _control (root), whose
- * CAP_SYSLOG shows the addresses.
- */
-static int ks_scan_kallsyms(const char *trace, struct ks_scan *s)
-{
-	const size_t line_len = KSYM_NAME_LEN + MODULE_NAME_LEN + 32;
-	struct file *file;
-	char *buf, *line;
-	size_t held = 0;
-	int err = 0;
-
-	file = filp_open(KS_KALLSYMS, O_RDONLY, 0);
-	if (IS_ERR(file)) {
-		ks_err_ratelimited("trace %s: %s: cannot look for the functions it matches: no %s (%ld)\n",
-				   trace, s->pattern, KS_KALLSYMS, PTR_ERR(file));
-		return -EOPNOTSUPP;
-	}
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	line = kmalloc(line_len, GFP_KERNEL);
-	if (!buf || !line) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		struct kvec kv = { .iov_base = buf, .iov_len = PAGE_SIZE };
-		struct iov_iter iter;
-		struct kiocb kiocb;
-		ssize_t got;
-
-		init_sync_kiocb(&kiocb, file);
-		kiocb.ki_pos = file->f_pos;
-		iov_iter_kvec(&iter, READ, &kv, 1, PAGE_SIZE);
-		/* The file's read is seq_read(); this is its kernel-buffer half. */
-		got = seq_read_iter(&kiocb, &iter);
-		if (got <= 0) {
-			err = got;
-			break;
-		}
-		file->f_pos = kiocb.ki_pos;
-		ks_scan_buf(s, buf, got, line, &held, line_len);
-		cond_resched();
-	}
-	if (err) {
-		ks_err_ratelimited("trace %s: %s: cannot look for the functions it matches: reading %s failed (%d)\n",
-				   trace, s->pattern, KS_KALLSYMS, err);
-		err = err == -ENOMEM ? err : -EOPNOTSUPP;
-	}
-out:
-	kfree(line);
-	kfree(buf);
-	filp_close(file, NULL);
-	return err ? err : s->err;
-}
-
-/*
- * Where kprobes can tell an ftrace site (CONFIG_KPROBES_ON_FTRACE: every
- * amd64 kernel), a pattern covers what ftrace's own glob would: the
- * functions with a site, so the same set whichever method times them.
- * Elsewhere (arm64) it covers every function kprobes accept.
- */
-static bool ks_pattern_keeps(const struct kprobe *kp)
-{
-	return !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) ||
-	       (kp->flags & KPROBE_FLAG_FTRACE);
-}
-
-/*
- * Keeps the candidates ks_pattern_keeps(), each where a kprobe on it sits
- * (past an ENDBR, on the ftrace site), and counts those kprobes refuse,
- * as a list does. Disabled kprobes tell, arming nothing; one grace
- * period for them all.
+ * Keeps the candidates kstats may probe (ks_probeable()) and
+ * counts the others, as a list does. On an error the arrays still hold
+ * every name not yet freed, in f->n, for ks_funcs_free().
  */
 static int ks_pattern_sites(struct ks_funcs *f)
 {
-	struct kprobe *kps, **regd;
-	unsigned int i, n_regd = 0, kept = 0;
+	unsigned int i, kept = 0;
+	int err = 0;
 
-	kps = kvcalloc(f->n, sizeof(*kps), GFP_KERNEL);
-	regd = kvcalloc(f->n, sizeof(*regd), GFP_KERNEL);
-	if (!kps || !regd) {
-		kvfree(kps);
-		kvfree(regd);
-		return -ENOMEM;
-	}
 	for (i = 0; i < f->n; i++) {
-		struct kprobe *kp = &kps[i];
-		int err;
-
-		kp->addr = (kprobe_opcode_t *)f->addrs[i];
-		kp->flags = KPROBE_FLAG_DISABLED;
-		err = register_kprobe(kp);
-		if (!err)
-			regd[n_regd++] = kp;
-		if (err == -ENOMEM) {
-			unregister_kprobes(regd, n_regd);
-			kvfree(regd);
-			kvfree(kps);
-			return err;
-		}
-		if (!err && within_module((unsigned long)kp->addr, THIS_MODULE))
-			err = -EINVAL;
-		if (err || !ks_pattern_keeps(kp)) {
-			/* Named in one summary line (ks_funcs_report_skipped()). */
-			if (err)
-				ks_funcs_skip(f, f->names[i]);
-			kfree(f->names[i]);
-			continue;
+		if (!err) {
+			err = ks_probeable(f->addrs[i]);
+			if (err && err != -ENOMEM && err != -ENODEV) {
+				/* Named in one summary line (ks_funcs_report_skipped()). */
+				if (err != -ESRCH)
+					ks_funcs_skip(f, f->names[i]);
+				kfree(f->names[i]);
+				err = 0;
+				continue;
+			}
 		}
 		f->names[kept] = f->names[i];
-		f->addrs[kept++] = (unsigned long)kp->addr;
+		f->addrs[kept++] = f->addrs[i];
 	}
 	f->n = kept;
-	unregister_kprobes(regd, n_regd);
-	kvfree(regd);
-	kvfree(kps);
-	return 0;
+	return err;
 }
 
 /*
@@ -334,9 +211,9 @@ static void ks_pattern_drop_init(struct ks_scan *s)
  * @f: its functions go to @f->names and @f->addrs (@f->n of them)
  *
  * Every function one of whose names in /proc/kallsyms @pattern matches,
- * once, that kprobes accept; where kprobes can tell, only those with an
- * ftrace site, at the site (see ks_pattern_keeps()). The same set for
- * every method: fprobe attaches to them all, or a kretprobe to each.
+ * once, that kstats may probe (ks_probeable(): on amd64 those with an
+ * ftrace site, elsewhere those kprobes accept). The same set for every
+ * method: fprobe attaches to them all, or a kretprobe to each.
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOENT for none; -E2BIG for more than KS_FUNCS_MAX (or
@@ -348,13 +225,15 @@ int ks_pattern_expand(const char *trace, const char *pattern,
 		      struct ks_funcs *f)
 {
 	struct ks_scan s = { .pattern = pattern, .f = f };
-	int err = ks_scan_kallsyms(trace, &s);
+	int err = ks_kallsyms_read(trace, ks_scan_line, &s);
 
+	if (!err)
+		err = s.err;
 	if (err)
 		return err;
 	if (s.hidden && !s.found) {
 		ks_err_ratelimited("trace %s: %s: %s shows no addresses (kernel.kptr_restrict is 2); list the functions instead\n",
-				   trace, pattern, KS_KALLSYMS);
+				   trace, pattern, "/proc/kallsyms");
 		return -EPERM;
 	}
 	if (s.found > KS_PATTERN_NAMES_MAX) {
@@ -365,6 +244,9 @@ int ks_pattern_expand(const char *trace, const char *pattern,
 	ks_pattern_drop_init(&s);
 	if (f->n) {
 		err = ks_pattern_sites(f);
+		if (err == -ENODEV)
+			ks_err_ratelimited("trace %s: %s: ftrace is off, so no function has a site kstats may probe\n",
+					   trace, pattern);
 		if (err)
 			return err;
 	}

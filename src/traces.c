@@ -24,6 +24,7 @@
 #include "method.h"
 #include "metrics.h"
 #include "names.h"
+#include "symbols.h"
 #include "starts.h"
 #include "traces.h"
 
@@ -520,11 +521,19 @@ static struct notifier_block ks_module_nb = {
  */
 int ks_traces_init(void)
 {
+	struct ks_sym tramp[] = {
+		{ .name = "arch_rethook_trampoline" },
+		{ .name = "return_to_handler" },
+		{ .name = "__kretprobe_trampoline" },
+	};
 	int err;
 
-	ks_set_return_trampolines(ks_symbol_addr("arch_rethook_trampoline"),
-				  ks_symbol_addr("return_to_handler"),
-				  ks_symbol_addr("__kretprobe_trampoline"));
+	/* One reading of kallsyms; a trampoline this kernel lacks stays 0. */
+	err = ks_symbols_find(tramp, ARRAY_SIZE(tramp));
+	if (err)
+		pr_warn("cannot read /proc/kallsyms (%d): stacks may show return trampolines\n",
+			err);
+	ks_set_return_trampolines(tramp[0].addr, tramp[1].addr, tramp[2].addr);
 	err = register_module_notifier(&ks_module_nb);
 	if (err)
 		return err;

@@ -755,7 +755,10 @@ static void apply_fault(struct gen *g, struct words *w, enum fault f, enum kind 
 		g->expect = XE_EEXIST;
 		break;
 	case F_FPROBE_NONE:
-		/* fprobe where the kernel has none, or the function no ftrace site. */
+		/*
+		 * fprobe where the kernel has none: EOPNOTSUPP; or the function no
+		 * ftrace site, which kstats refuses whatever the method: EINVAL.
+		 */
 		w->n = 2;
 		wadd(w, "start");
 		wadd(w, "%s", have_fprobe ? "kst_target_notrace" : PICK(fn_safe));
@@ -763,7 +766,7 @@ static void apply_fault(struct gen *g, struct words *w, enum fault f, enum kind 
 			wadd(w, "method"), wadd(w, "fprobe");
 		else
 			strcpy(w->w[3], have_fprobe ? "fentry:kst_target_notrace" : "kfunc:kst_target_null");
-		g->expect = XE_EOPNOTSUPP;
+		g->expect = have_fprobe ? XE_EINVAL : XE_EOPNOTSUPP;
 		break;
 	case F_BLACKLIST:
 		w->n = 2;

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbols: functions by name, and whether ftrace can trace them.
+ *
+ * The kernel exports no lookup of a symbol by name (kallsyms_lookup_name()
+ * is not exported since 5.7). kprobes look names up themselves, but only
+ * inside register_kprobe(), which prepares a probe at the address before
+ * it can be asked anything: on x86 that decodes the whole function for
+ * the optimizer, by kallsyms' idea of its size, which for a module's
+ * __exit function runs past the end of the module's text (an oops in
+ * insn_get_modrm() on 6.12). So kstats reads /proc/kallsyms, as a user
+ * would, and asks ftrace whether an address is one of its sites with a
+ * filter on an ftrace_ops that is never registered: nothing is patched
+ * and no probe is placed to find anything out.
+ */
+#include <linux/fs.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uio.h>
+
+#include "request.h"
+#include "symbols.h"
+
+/* Every symbol, "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]" a line. */
+#define KS_KALLSYMS	"/proc/kallsyms"
+
+/* Splits one line and hands it to @fn; true to stop. */
+static bool ks_kallsyms_line(char *line, ks_kallsyms_fn fn, void *priv)
+{
+	char *type, *name, *mod;
+	unsigned long addr;
+
+	type = strchr(line, ' ');
+	name = type ? strchr(type + 1, ' ') : NULL;
+	if (!name || type[2] != ' ')
+		return false;
+	*type = '\0';
+	name++;
+	mod = strchr(name, '\t');
+	if (mod) {
+		*mod = '\0';
+		mod += 2;			/* past "\t[" */
+		mod[strcspn(mod, "]")] = '\0';
+	}
+	if (kstrtoul(line, 16, &addr))
+		return false;
+	return fn(priv, addr, type[1], name, mod);
+}
+
+/**
+ * ks_kallsyms_read() - hand each line of /proc/kallsyms to @fn
+ * @trace: the trace's NAME, for messages
+ * @fn: called for each line, in the file's order (vmlinux, by address,
+ *	then each module's); returns true to stop
+ * @priv: for @fn
+ *
+ * Reads the file through its seq_file, as a reader in userspace would;
+ * opened as the writer of _control (root), whose CAP_SYSLOG shows the
+ * addresses.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOMEM; -EOPNOTSUPP, with a dmesg line, when it cannot be
+ * read.
+ */
+int ks_kallsyms_read(const char *trace, ks_kallsyms_fn fn, void *priv)
+{
+	const size_t line_len = KSYM_NAME_LEN + MODULE_NAME_LEN + 32;
+	struct file *file;
+	size_t held = 0;
+	char *buf, *line;
+	bool stop = false;
+	int err = 0;
+
+	file = filp_open(KS_KALLSYMS, O_RDONLY, 0);
+	if (IS_ERR(file)) {
+		ks_err_ratelimited("trace %s: cannot look functions up: no %s (%ld)\n",
+				   trace, KS_KALLSYMS, PTR_ERR(file));
+		return -EOPNOTSUPP;
+	}
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	line = kmalloc(line_len, GFP_KERNEL);
+	if (!buf || !line) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (!stop) {
+		struct kvec kv = { .iov_base = buf, .iov_len = PAGE_SIZE };
+		struct iov_iter iter;
+		struct kiocb kiocb;
+		ssize_t got, i;
+
+		init_sync_kiocb(&kiocb, file);
+		kiocb.ki_pos = file->f_pos;
+		iov_iter_kvec(&iter, READ, &kv, 1, PAGE_SIZE);
+		/* The file's read is seq_read(); this is its kernel-buffer half. */
+		got = seq_read_iter(&kiocb, &iter);
+		if (got <= 0) {
+			err = got;
+			break;
+		}
+		file->f_pos = kiocb.ki_pos;
+		for (i = 0; i < got && !stop; i++) {
+			if (buf[i] != '\n') {
+				/* A line longer than ours matches nothing. */
+				if (held < line_len - 1)
+					line[held++] = buf[i];
+				continue;
+			}
+			line[held] = '\0';
+			held = 0;
+			stop = ks_kallsyms_line(line, fn, priv);
+		}
+		cond_resched();
+	}
+	if (err) {
+		ks_err_ratelimited("trace %s: cannot look functions up: reading %s failed (%d)\n",
+				   trace, KS_KALLSYMS, err);
+		err = err == -ENOMEM ? err : -EOPNOTSUPP;
+	}
+out:
+	kfree(line);
+	kfree(buf);
+	filp_close(file, NULL);
+	return err;
+}
+
+struct ks_find {
+	struct ks_sym *syms;
+	unsigned int n;
+	unsigned int left;	/* not found yet */
+};
+
+/*
+ * kallsyms_lookup_name() takes vmlinux's first symbol of the name, else
+ * the first module's (in the modules list's order, which the file
+ * follows); MODULE:FUNCTION only that module's. The file lists vmlinux
+ * first, so the first line that fits is kprobes' answer. Symbols of bpf
+ * programs and of ftrace's and kprobes' own pages follow the modules
+ * under pseudo-module names, which no lookup finds.
+ */
+static bool ks_find_line(void *priv, unsigned long addr, char type,
+			 const char *name, const char *mod)
+{
+	struct ks_find *f = priv;
+	unsigned int i;
+
+	if (mod && (!strcmp(mod, "bpf") || str_has_prefix(mod, "__builtin__")))
+		return false;
+	for (i = 0; i < f->n; i++) {
+		struct ks_sym *s = &f->syms[i];
+		const char *colon;
+
+		if (s->type)
+			continue;
+		colon = strchr(s->name, ':');
+		if (colon) {
+			if (!mod || strlen(mod) != colon - s->name ||
+			    strncmp(mod, s->name, colon - s->name) ||
+			    strcmp(colon + 1, name))
+				continue;
+		} else if (strcmp(s->name, name)) {
+			continue;
+		}
+		s->addr = addr;
+		s->type = type;
+		f->left--;
+	}
+	return !f->left;
+}
+
+/**
+ * ks_symbols_find() - look symbols up as kprobes would, in one reading
+ * @syms: each ->name to look up; ->addr and ->type are set, or left 0
+ *	for a name that no symbol has
+ * @n: how many
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOMEM; -EOPNOTSUPP when /proc/kallsyms cannot be read;
+ * -EPERM when it hides the addresses (kernel.kptr_restrict 2).
+ */
+int ks_symbols_find(struct ks_sym *syms, unsigned int n)
+{
+	struct ks_find f = { .syms = syms, .n = n, .left = n };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		syms[i].addr = 0;
+		syms[i].type = '\0';
+	}
+	err = ks_kallsyms_read("", ks_find_line, &f);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		if (syms[i].type && !syms[i].addr)
+			return -EPERM;
+	return 0;
+}
+
+/**
+ * ks_sym_is_text() - is a symbol ks_symbols_find() found a function?
+ * @sym: the symbol
+ *
+ * Return: true for nm's text letters (t, T, and w, W for weak ones).
+ */
+bool ks_sym_is_text(const struct ks_sym *sym)
+{
+	return sym->type && strchr("tTwW", sym->type);
+}
+
+/**
+ * ks_ftrace_site() - does ftrace have a site in the function at @addr?
+ * @addr: a function's start (or its site)
+ *
+ * As kprobe_events decides (trace_kprobe.c, within_notrace_func()):
+ * ftrace_location() maps a function's start to its __fentry__ site.
+ * notrace functions, __init and __exit code, and sections that are not
+ * normal text (noinstr, entry, kprobes' own) have none. Asked through
+ * the filter of an ftrace_ops that is never registered, so nothing is
+ * patched; a new one each time, since ftrace_free_filter() leaves the
+ * ops' hashes freed but still in place.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 if it has one; -EINVAL if not; -ENODEV when ftrace is
+ * off; -ENOMEM.
+ */
+int ks_ftrace_site(unsigned long addr)
+{
+	struct ftrace_ops *ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+	int err;
+
+	if (!ops)
+		return -ENOMEM;
+	err = ftrace_set_filter_ip(ops, addr, 0, 1);
+	ftrace_free_filter(ops);
+	kfree(ops);
+	return err;
+}
+
+/**
+ * ks_probeable() - may kstats probe the function at @addr?
+ * @addr: its start
+ *
+ * Where kprobes sit on ftrace's sites (CONFIG_KPROBES_ON_FTRACE: every
+ * amd64 kernel), only a function with a site, as kprobe_events and
+ * ftrace's own glob decide: ks_ftrace_site(), which places nothing.
+ * Then, and elsewhere (arm64, which has no optimizer to decode the
+ * function), kprobes decide as they do for kprobe_events (blacklist,
+ * reserved text): a disabled kprobe, never armed, says whether they
+ * accept it. On an ftrace site that is only ftrace's bookkeeping;
+ * nothing is written to the text. kstats' own functions never.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EPERM for kstats' own; -ESRCH for no ftrace site; -EINVAL
+ * for one kprobes refuse; -ENODEV when ftrace is off; -ENOMEM.
+ */
+int ks_probeable(unsigned long addr)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)addr,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	int err;
+
+	if (within_module(addr, THIS_MODULE))
+		return -EPERM;
+	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
+		err = ks_ftrace_site(addr);
+		if (err)
+			return err == -EINVAL ? -ESRCH : err;
+	}
+	err = register_kprobe(&kp);
+	if (!err)
+		unregister_kprobe(&kp);
+	return err == -EILSEQ || err == -EBUSY ? -EINVAL : err;
+}
