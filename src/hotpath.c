@@ -234,7 +234,13 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 		return;
 	busy = ks_enter();
 	if (!busy) {
-		ks_lost(t, &t->nested_end);
+		/*
+		 * The section is lost here, once: its start goes too, or it
+		 * would stay open under the task's next sections.
+		 */
+		if (ks_starts_take(t->starts, ks_section_key(task, level),
+				   &start, &tag))
+			ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();

@@ -65,6 +65,7 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 {
 	const void *key = ks_match_key(value);
 	struct ks_tag tag = { .raw = raw };
+	unsigned int dropped;
 	u8 *busy;
 	u64 now;
 
@@ -94,8 +95,11 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 			ks_lost(t, &t->replaced);
 			goto out;
 		}
-	} else if (ks_starts_drop(t->starts, key)) {
-		ks_lost(t, &t->replaced);
+	} else {
+		/* Racing starts may have left two: each is a section lost. */
+		dropped = ks_starts_drop(t->starts, key);
+		if (dropped && READ_ONCE(t->dur->active))
+			atomic_long_add(dropped, &t->replaced);
 	}
 	if (ks_starts_push(t->starts, key, now, &tag)) {
 		/* No room: starts too old to be waited for give way. */
@@ -122,7 +126,12 @@ static void notrace ks_matched_end(struct ks_trace *t, unsigned long value,
 
 	busy = ks_enter();
 	if (!busy) {
-		ks_lost(t, &t->nested_end);
+		/*
+		 * The section is lost here, once: its start goes too, or it
+		 * would be counted again when replaced or expired.
+		 */
+		if (ks_starts_take(t->starts, ks_match_key(value), &start, &tag))
+			ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
@@ -210,11 +219,14 @@ static int ks_matched_kprobe_detach(struct ks_trace *t)
 	return 0;
 }
 
+/*
+ * The start probe's misses only. An end probe that did not fire leaves
+ * its start in the table, which counts the section when it goes
+ * (replaced, expired): counting the end too would count it twice.
+ */
 static unsigned long ks_matched_kprobe_missed(struct ks_trace *t)
 {
-	const struct ks_matched *m = ks_matched(t);
-
-	return m->kp[0].nmissed + m->kp[1].nmissed;
+	return ks_matched(t)->kp[0].nmissed;
 }
 
 /* ---------------------------------------------- two tracepoints */
