@@ -57,11 +57,14 @@ static __always_inline const void *ks_match_key(unsigned long value)
 }
 
 /*
- * A start on the object @value; @raw is what key argN reads, @ret the
- * start function's return address (see ks_anchor) or 0.
+ * A start on the object @value, at context level @level (as
+ * interrupt_context_level(): ks_kprobe_level() at a kprobe, whose int3
+ * handler runs in NMI context on x86); @raw is what key argN reads, @ret
+ * the start function's return address (see ks_anchor) or 0.
  */
-static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
-				     unsigned long raw, unsigned long ret)
+static void notrace ks_matched_start(struct ks_trace *t, unsigned int level,
+				     unsigned long value, unsigned long raw,
+				     unsigned long ret)
 {
 	const void *key = ks_match_key(value);
 	struct ks_tag tag = { .raw = raw };
@@ -75,7 +78,7 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 	 */
 	if (!ks_filter_cpu(&t->req.filter) ||
 	    ((t->req.filter.has & ~KS_FILTER_CPU) &&
-	     (!in_task() || !ks_filter_task(&t->req.filter, current))))
+	     (level || !ks_filter_task(&t->req.filter, current))))
 		return;
 	busy = ks_enter();
 	if (!busy) {
@@ -159,11 +162,13 @@ static int notrace ks_mkp_start(struct kprobe *p, struct pt_regs *regs)
 		ks_regs_args(regs, arg);
 		if (!ks_args_admit(t, arg))
 			return 0;
-		ks_matched_start(t, arg[t->req.match.start_arg],
-				 ks_key_arg(t, arg), ks_entry_return_address(regs));
+		ks_matched_start(t, ks_kprobe_level(p),
+				 arg[t->req.match.start_arg], ks_key_arg(t, arg),
+				 ks_entry_return_address(regs));
 		return 0;
 	}
-	ks_matched_start(t, regs_get_kernel_argument(regs, t->req.match.start_arg),
+	ks_matched_start(t, ks_kprobe_level(p),
+			 regs_get_kernel_argument(regs, t->req.match.start_arg),
 			 0, ks_entry_return_address(regs));
 	return 0;
 }
@@ -246,7 +251,8 @@ static void notrace ks_mtp_start(void *data, unsigned long a0,
 	if (unlikely(t->req.reads_args) && !ks_args_admit(t, arg))
 		return;
 	preempt_disable_notrace();
-	ks_matched_start(t, arg[t->req.match.start_arg], ks_key_arg(t, arg), 0);
+	ks_matched_start(t, interrupt_context_level(),
+			 arg[t->req.match.start_arg], ks_key_arg(t, arg), 0);
 	preempt_enable_notrace();
 }
 
