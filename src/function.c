@@ -28,6 +28,7 @@
 struct ks_call {
 	u64 ts;		/* entry, ns */
 	u64 gap_from;	/* with if ret: the last end on the entry's CPU */
+	unsigned int gap_cpu;	/* with if ret: the entry's CPU */
 	struct ks_tag tag;	/* its kstack; the value key argN/ret reads */
 };
 
@@ -96,10 +97,12 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 			  ks_call_stack(t, func, ret) : 0;
 	/* After the unwind: see hotpath.c. */
 	call->ts = ks_now();
-	if (unlikely(t->req.filter.on_ret))
+	if (unlikely(t->req.filter.on_ret)) {
 		call->gap_from = this_cpu_read(*t->last_end);
-	else
+		call->gap_cpu = smp_processor_id();
+	} else {
 		ks_gap_begin(t, call->ts);
+	}
 	ks_leave(busy);
 	return true;
 }
@@ -133,7 +136,7 @@ static void notrace ks_call_end(struct ks_trace *t, struct ks_call *call,
 	now = ks_now();
 	ks_record_span(t, current, call->ts, now, &call->tag, 0);
 	if (unlikely(t->req.filter.on_ret))
-		ks_gap_admitted(t, call->gap_from, call->ts);
+		ks_gap_admitted(t, call->gap_from, call->ts, call->gap_cpu);
 	ks_gap_end(t, now);
 	ks_leave(busy);
 }

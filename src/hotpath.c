@@ -89,6 +89,7 @@ void KS_DIRECT_ONLY notrace __ks_gap_begin(struct ks_trace *t, u64 now)
  * @t: the trace, with a GAP-NAME
  * @last: *t->last_end as its entry read it
  * @start: its entry, from ks_now()
+ * @cpu: its entry's CPU, whose *t->last_end @last is
  *
  * Whether a call is a sample is known only at its return: its GAP, from
  * the last sample's end to its start, is counted then, if no other call
@@ -98,11 +99,25 @@ void KS_DIRECT_ONLY notrace __ks_gap_begin(struct ks_trace *t, u64 now)
  * Context: a function's return probe, inside ks_enter().
  */
 void KS_DIRECT_ONLY notrace __ks_gap_admitted(struct ks_trace *t, u64 last,
-					      u64 start)
+					      u64 start, unsigned int cpu)
 {
-	if (last && start >= last &&
-	    this_cpu_cmpxchg(*t->last_end, last, 0) == last)
-		ks_record(t->gap, start - last);
+	u64 *end;
+
+	if (!last || start < last)
+		return;
+	/*
+	 * A call that returns on another CPU: its GAP is its entry CPU's.
+	 * That CPU's own accesses are not atomic against this one's; a
+	 * call starting there at this instant may record the same GAP.
+	 */
+	if (cpu != smp_processor_id()) {
+		end = per_cpu_ptr(t->last_end, cpu);
+		if (cmpxchg64(end, last, 0) != last)
+			return;
+	} else if (this_cpu_cmpxchg(*t->last_end, last, 0) != last) {
+		return;
+	}
+	ks_record(t->gap, start - last);
 }
 
 /**
@@ -234,17 +249,25 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 		return;
 	busy = ks_enter();
 	if (!busy) {
-		ks_lost(t, &t->nested_end);
+		/*
+		 * The section is lost here, once: its start goes too, or it
+		 * would stay open under the task's next sections.
+		 */
+		if (ks_starts_take(t->starts, ks_section_key(task, level),
+				   &start, &tag))
+			ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
-	if (ks_starts_take(t->starts, ks_section_key(task, level), &start, &tag))
+	if (ks_starts_take(t->starts, ks_section_key(task, level), &start, &tag)) {
 		ks_record_span(t, task, start, now, &tag,
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
-	/* With a cpu or if filter, a missing start may be one it left out. */
-	else if (!(t->req.filter.has & KS_FILTER_CPU) && !t->req.filter.on_args)
+		/* GAP runs from a section's end: not from one left out. */
+		ks_gap_end(t, now);
+	} else if (!(t->req.filter.has & KS_FILTER_CPU) && !t->req.filter.on_args) {
+		/* With a cpu or if filter, a missing start may be one it left out. */
 		atomic_long_inc(&t->no_start);
-	ks_gap_end(t, now);
+	}
 	ks_leave(busy);
 }
 

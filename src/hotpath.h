@@ -131,7 +131,8 @@ void ks_set_return_trampolines(unsigned long rethook, unsigned long fgraph,
 
 /* Only ever called directly: see KS_DIRECT_ONLY. */
 void KS_DIRECT_ONLY __ks_gap_begin(struct ks_trace *t, u64 now);
-void KS_DIRECT_ONLY __ks_gap_admitted(struct ks_trace *t, u64 last, u64 start);
+void KS_DIRECT_ONLY __ks_gap_admitted(struct ks_trace *t, u64 last, u64 start,
+				      unsigned int cpu);
 
 /*
  * A call or section starts: GAP-NAME gets the time since the end of the
@@ -146,10 +147,10 @@ static __always_inline void ks_gap_begin(struct ks_trace *t, u64 now)
 
 /* ks_gap_begin() of a call that "if ret" admitted: see __ks_gap_admitted(). */
 static __always_inline void ks_gap_admitted(struct ks_trace *t, u64 last,
-					    u64 start)
+					    u64 start, unsigned int cpu)
 {
 	if (t->gap)
-		__ks_gap_admitted(t, last, start);
+		__ks_gap_admitted(t, last, start, cpu);
 }
 
 /* Only ever called directly: see KS_DIRECT_ONLY. */

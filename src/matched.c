@@ -57,14 +57,18 @@ static __always_inline const void *ks_match_key(unsigned long value)
 }
 
 /*
- * A start on the object @value; @raw is what key argN reads, @ret the
- * start function's return address (see ks_anchor) or 0.
+ * A start on the object @value, at context level @level (as
+ * interrupt_context_level(): ks_kprobe_level() at a kprobe, whose int3
+ * handler runs in NMI context on x86); @raw is what key argN reads, @ret
+ * the start function's return address (see ks_anchor) or 0.
  */
-static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
-				     unsigned long raw, unsigned long ret)
+static void notrace ks_matched_start(struct ks_trace *t, unsigned int level,
+				     unsigned long value, unsigned long raw,
+				     unsigned long ret)
 {
 	const void *key = ks_match_key(value);
 	struct ks_tag tag = { .raw = raw };
+	unsigned int dropped;
 	u8 *busy;
 	u64 now;
 
@@ -74,7 +78,7 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 	 */
 	if (!ks_filter_cpu(&t->req.filter) ||
 	    ((t->req.filter.has & ~KS_FILTER_CPU) &&
-	     (!in_task() || !ks_filter_task(&t->req.filter, current))))
+	     (level || !ks_filter_task(&t->req.filter, current))))
 		return;
 	busy = ks_enter();
 	if (!busy) {
@@ -94,8 +98,11 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned long value,
 			ks_lost(t, &t->replaced);
 			goto out;
 		}
-	} else if (ks_starts_drop(t->starts, key)) {
-		ks_lost(t, &t->replaced);
+	} else {
+		/* Racing starts may have left two: each is a section lost. */
+		dropped = ks_starts_drop(t->starts, key);
+		if (dropped && READ_ONCE(t->dur->active))
+			atomic_long_add(dropped, &t->replaced);
 	}
 	if (ks_starts_push(t->starts, key, now, &tag)) {
 		/* No room: starts too old to be waited for give way. */
@@ -122,7 +129,12 @@ static void notrace ks_matched_end(struct ks_trace *t, unsigned long value,
 
 	busy = ks_enter();
 	if (!busy) {
-		ks_lost(t, &t->nested_end);
+		/*
+		 * The section is lost here, once: its start goes too, or it
+		 * would be counted again when replaced or expired.
+		 */
+		if (ks_starts_take(t->starts, ks_match_key(value), &start, &tag))
+			ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
@@ -150,11 +162,13 @@ static int notrace ks_mkp_start(struct kprobe *p, struct pt_regs *regs)
 		ks_regs_args(regs, arg);
 		if (!ks_args_admit(t, arg))
 			return 0;
-		ks_matched_start(t, arg[t->req.match.start_arg],
-				 ks_key_arg(t, arg), ks_entry_return_address(regs));
+		ks_matched_start(t, ks_kprobe_level(p),
+				 arg[t->req.match.start_arg], ks_key_arg(t, arg),
+				 ks_entry_return_address(regs));
 		return 0;
 	}
-	ks_matched_start(t, regs_get_kernel_argument(regs, t->req.match.start_arg),
+	ks_matched_start(t, ks_kprobe_level(p),
+			 regs_get_kernel_argument(regs, t->req.match.start_arg),
 			 0, ks_entry_return_address(regs));
 	return 0;
 }
@@ -210,11 +224,14 @@ static int ks_matched_kprobe_detach(struct ks_trace *t)
 	return 0;
 }
 
+/*
+ * The start probe's misses only. An end probe that did not fire leaves
+ * its start in the table, which counts the section when it goes
+ * (replaced, expired): counting the end too would count it twice.
+ */
 static unsigned long ks_matched_kprobe_missed(struct ks_trace *t)
 {
-	const struct ks_matched *m = ks_matched(t);
-
-	return m->kp[0].nmissed + m->kp[1].nmissed;
+	return ks_matched(t)->kp[0].nmissed;
 }
 
 /* ---------------------------------------------- two tracepoints */
@@ -234,7 +251,8 @@ static void notrace ks_mtp_start(void *data, unsigned long a0,
 	if (unlikely(t->req.reads_args) && !ks_args_admit(t, arg))
 		return;
 	preempt_disable_notrace();
-	ks_matched_start(t, arg[t->req.match.start_arg], ks_key_arg(t, arg), 0);
+	ks_matched_start(t, interrupt_context_level(),
+			 arg[t->req.match.start_arg], ks_key_arg(t, arg), 0);
 	preempt_enable_notrace();
 }
 

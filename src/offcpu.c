@@ -118,7 +118,7 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	u8 *busy = ks_enter();
 	struct ks_tag stack, waker;
 	u64 now, out, wake;
-	bool woke;
+	bool woke, ended;
 
 	if (!busy) {
 		/* A start left here would pair with a later switch-in. */
@@ -132,20 +132,29 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	}
 	now = ks_now();
 	/* No start: the wait began before the trace, or was filtered out. */
-	if (!is_idle_task(next) && ks_starts_take(t->starts, next, &out, &stack)) {
+	ended = !is_idle_task(next) &&
+		ks_starts_take(t->starts, next, &out, &stack);
+	if (ended) {
 		woke = ks_starts_take(oc->wakes, next, &wake, &waker);
 		ks_offcpu_end(t, next, out, woke, wake, now, stack.stack,
 			      woke ? waker.stack : 0);
-		ks_gap_end(t, now);
 	}
 	if (sleeps) {
+		u64 at = now;
+
 		/* next's wait ended at now; prev's starts after its stack. */
 		stack.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
 		if (t->keys)
-			now = ks_now();
-		ks_gap_begin(t, now);
-		ks_put_start(t, prev, now, stack.stack, true);
+			at = ks_now();
+		/*
+		 * GAP: how long prev ran since the last wait here ended,
+		 * before next's end starts the next GAP.
+		 */
+		ks_gap_begin(t, at);
+		ks_put_start(t, prev, at, stack.stack, true);
 	}
+	if (ended)
+		ks_gap_end(t, now);
 	ks_leave(busy);
 }
 

@@ -108,7 +108,17 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	u64 now, start;
 
 	if (!busy) {
-		ks_lost(t, &t->nested_end);
+		/*
+		 * Each wait lost here is counted once: next's goes with its
+		 * start, which would pair with a later switch-in; prev's,
+		 * if it waits, is never recorded.
+		 */
+		if (!is_idle_task(next) &&
+		    ks_starts_take(t->starts, next, &start, &tag))
+			ks_lost(t, &t->nested_end);
+		if (!is_idle_task(prev) && ks_filter_task(f, prev) &&
+		    (preempt || task_is_running(prev)))
+			ks_lost(t, &t->nested_start);
 		return;
 	}
 	now = ks_now();

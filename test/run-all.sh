@@ -71,6 +71,10 @@ core_guests() {
 	guest_suite "$k" offcpu "guest runs the off-CPU trace script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstask" "out/tools/kstats"
+	# Each lost section counted once; GAP where sections are left out,
+	# at off-CPU switches and across a migration (test/counts_test.py).
+	guest_suite "$k" counts "guest counts lost sections once and GAPs as documented" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
 	# CPU 1 offline and online under traces: per-CPU counters, intervals
 	# and keyed rows keep every sample once (test/hotplug_test.py).
 	guest_suite "$k" hotplug "guest takes CPU 1 offline and online under traces" "$series" \

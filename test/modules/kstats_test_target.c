@@ -68,6 +68,28 @@
  *	objbegin I		kst_obj_begin(object I), I in 0..7
  *	objpair I		kst_obj_begin(object I), kst_obj_end(object I)
  *	objend I		kst_obj_end(object I)
+ *	objmiss N		N starts on object 4, kst_obj_begin(); the
+ *				end of each even one, kst_obj_end(), is
+ *				called from the handler of the module's own
+ *				kprobe on kst_miss_site(), where a kprobe on
+ *				kst_obj_end() is missed (its nmissed); the
+ *				odd ones end as usual
+ *	objnt N			N sections on object 5 between two functions
+ *				without an ftrace site (kprobes there use
+ *				int3): kst_obj_begin_nt(), kst_obj_end_nt()
+ *	gapif US N		on one CPU, N sections kst_ret_long(i, 0) to
+ *				kst_section_end(), i from 0, US apart: "if
+ *				arg0:u32&1" admits every other one, whose
+ *				GAP spans two spins; the caller measures
+ *				from each odd end's call to the return of
+ *				the next odd start
+ *	retmigrate N		N calls of kst_ret_migrate(), which moves the
+ *				task to another CPU and returns 1: each call
+ *				returns on another CPU than its entry's
+ *	pingpong US N		two kthreads kst_pp on one CPU, both
+ *				SCHED_FIFO at one priority (no wakeup
+ *				preempts): each runs US, wakes the other and
+ *				sleeps, N times, then exits
  *	ret N			N calls kst_ret_long(i, 1000 i), i from 0,
  *				which returns -EAGAIN for i % 4 == 0, -ENOENT
  *				for i % 4 == 1, else 1000 i; and as many of
@@ -93,6 +115,7 @@
 #include <linux/delay.h>
 #include <linux/completion.h>
 #include <linux/hrtimer.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -280,6 +303,130 @@ static void kst_obj_nest(unsigned int us, u64 *sum)
 	kst_spin(us);
 	kst_obj_end(&kst_objs[2]);
 	sum[0] += kst_now() - ta;
+}
+
+/* objnt: matched sections between two functions without an ftrace site. */
+noinline __noclone notrace void kst_obj_begin_nt(struct kst_obj *obj)
+{
+	barrier();
+}
+
+noinline __noclone notrace void kst_obj_end_nt(struct kst_obj *obj)
+{
+	barrier();
+}
+
+/*
+ * objmiss: kst_obj_end() called from a kprobe's handler, where the
+ * kernel runs no other kprobe's: a kprobe on kst_obj_end() counts a miss.
+ */
+noinline __noclone void kst_miss_site(void)
+{
+	barrier();
+}
+
+static int kst_miss_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	kst_obj_end(&kst_objs[4]);
+	return 0;
+}
+
+static int kst_obj_miss(unsigned int n)
+{
+	struct kprobe kp = {
+		.symbol_name = "kst_miss_site",
+		.pre_handler = kst_miss_pre,
+	};
+	unsigned int i;
+	int err;
+
+	err = register_kprobe(&kp);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		kst_obj_begin(&kst_objs[4]);
+		if (i % 2)
+			kst_obj_end(&kst_objs[4]);
+		else
+			kst_miss_site();
+	}
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+/* retmigrate: a function with a return value that returns elsewhere. */
+noinline __noclone long kst_ret_migrate(void)
+{
+	int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+
+	if (cpu < nr_cpu_ids)
+		set_cpus_allowed_ptr(current, cpumask_of(cpu));
+	return 1;
+}
+
+/* pingpong: two kthreads taking turns on one CPU. */
+static struct {
+	struct task_struct *task[2];
+	struct completion done[2];
+	unsigned int us, n;
+	unsigned int turn;	/* whose: 0 or 1 */
+} kst_pp;
+
+/*
+ * Each of N turns: runs US since it was switched in, hands the turn to
+ * the other task and, but after its last, sleeps until the turn is its
+ * own again. After its last, it exits: every switch-out of either task
+ * comes at least US after its switch-in.
+ */
+static int kst_pp_fn(void *arg)
+{
+	unsigned int me = (unsigned long)arg, i;
+
+	for (i = 0; i < kst_pp.n; i++) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		while (READ_ONCE(kst_pp.turn) != me) {
+			schedule();
+			set_current_state(TASK_UNINTERRUPTIBLE);
+		}
+		__set_current_state(TASK_RUNNING);
+		kst_spin(kst_pp.us);
+		WRITE_ONCE(kst_pp.turn, !me);
+		wake_up_process(kst_pp.task[!me]);
+	}
+	complete(&kst_pp.done[me]);
+	return 0;
+}
+
+static int kst_pingpong(unsigned int us, unsigned int n)
+{
+	int cpu = raw_smp_processor_id();
+	unsigned int i;
+
+	kst_pp.us = us;
+	kst_pp.n = n;
+	kst_pp.turn = 0;
+	for (i = 0; i < 2; i++) {
+		init_completion(&kst_pp.done[i]);
+		kst_pp.task[i] = kthread_create(kst_pp_fn, (void *)(unsigned long)i,
+						"kst_pp");
+		if (IS_ERR(kst_pp.task[i])) {
+			if (i) {
+				kthread_stop(kst_pp.task[0]);
+				put_task_struct(kst_pp.task[0]);
+			}
+			return PTR_ERR(kst_pp.task[i]);
+		}
+		get_task_struct(kst_pp.task[i]);
+		kthread_bind(kst_pp.task[i], cpu);
+		sched_set_fifo_low(kst_pp.task[i]);
+	}
+	for (i = 0; i < 2; i++)
+		wake_up_process(kst_pp.task[i]);
+	for (i = 0; i < 2; i++) {
+		wait_for_completion(&kst_pp.done[i]);
+		put_task_struct(kst_pp.task[i]);
+	}
+	return 0;
 }
 
 static struct work_struct kst_work;
@@ -758,6 +905,33 @@ static int kst_run(char *line)
 			kst_obj_begin(&kst_objs[a]);
 		if (strcmp(cmd, "objbegin"))
 			kst_obj_end(&kst_objs[a]);
+	} else if (!strcmp(cmd, "objmiss") && n == 2) {
+		return kst_obj_miss(a);
+	} else if (!strcmp(cmd, "objnt") && n == 2) {
+		for (i = 0; i < a; i++) {
+			kst_obj_begin_nt(&kst_objs[5]);
+			kst_obj_end_nt(&kst_objs[5]);
+		}
+	} else if (!strcmp(cmd, "gapif") && n == 3) {
+		preempt_disable();
+		for (i = 0; i < b; i++) {
+			t0 = kst_now();
+			kst_ret_long(i, 0);
+			if (i >= 3 && i % 2)
+				kst_note(prev);
+			t0 = kst_now();
+			kst_section_end();
+			if (i % 2)
+				prev = t0;
+			kst_spin(a);
+		}
+		preempt_enable();
+	} else if (!strcmp(cmd, "retmigrate") && n == 2) {
+		for (i = 0; i < a; i++)
+			kst_ret_migrate();
+		set_cpus_allowed_ptr(current, cpu_possible_mask);
+	} else if (!strcmp(cmd, "pingpong") && n == 3 && a && b) {
+		return kst_pingpong(a, b);
 	} else if (!strcmp(cmd, "ret") && n == 2) {
 		for (i = 0; i < a; i++) {
 			kst_ret_long(i, 1000UL * i);

@@ -31,6 +31,10 @@ struct kst_obj;
 void kst_obj_begin(struct kst_obj *obj);
 void kst_obj_end(struct kst_obj *obj);
 void kst_obj_end2(int unused, struct kst_obj *obj);
+void kst_obj_begin_nt(struct kst_obj *obj);
+void kst_obj_end_nt(struct kst_obj *obj);
+void kst_miss_site(void);
+long kst_ret_migrate(void);
 /* Off-CPU waits (offcpu_*): where the writer waits, where it is woken. */
 void kst_wait_thread(void);
 void kst_wait_timer(void);
