@@ -76,7 +76,13 @@ static int ks_kprobe_pair_resolve(struct ks_trace *t)
 static int ks_kprobe_pair_attach(struct ks_trace *t)
 {
 	struct ks_kprobe_pair *pair = ks_kprobe_pair(t);
-	struct kprobe *kps[] = { &pair->start, &pair->end };
+	/*
+	 * The end first (register_kprobes() arms them in this order, each
+	 * live on every CPU when it returns): a start made before its end's
+	 * probe was live would be closed by some later end, a section that
+	 * never was. An end before the start is live finds no start.
+	 */
+	struct kprobe *kps[] = { &pair->end, &pair->start };
 	int err;
 
 	/* Before the probes can fire; kprobes may move them past an ENDBR. */

@@ -199,7 +199,8 @@ static int ks_matched_kprobe_resolve(struct ks_trace *t)
 static int ks_matched_kprobe_attach(struct ks_trace *t)
 {
 	struct ks_matched *m = ks_matched(t);
-	struct kprobe *kps[] = { &m->kp[0], &m->kp[1] };
+	/* The end first, as for a section pair (kprobe_pair.c). */
+	struct kprobe *kps[] = { &m->kp[1], &m->kp[0] };
 	int err;
 
 	ks_anchor_function(&t->anchor[0], t->addr);
@@ -279,6 +280,7 @@ static int ks_matched_tp_attach(struct ks_trace *t)
 {
 	struct ks_matched *m = ks_matched(t);
 
+	/* Registered last first: the end, then the start. */
 	m->probe[0].fn = ks_mtp_start;
 	m->probe[1].fn = ks_mtp_end;
 	ks_anchor_tracepoint(&t->anchor[0], m->probe[0].tp);

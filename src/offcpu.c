@@ -29,7 +29,12 @@
 #include "names.h"
 #include "starts.h"
 
-/* Its probes, and each blocked task's wakeup: when, and the waker's id. */
+/*
+ * Its probes, and each blocked task's wakeup: when, and the waker's id.
+ * Registered last first (ks_tp_probes_register()): sched_waking, then
+ * sched_switch. A wait started while sched_waking was not yet live would
+ * miss its wakeup and count as run-queue time from end to end.
+ */
 struct ks_offcpu {
 	struct ks_tp_probe probe[2];	/* sched_switch, sched_waking */
 	struct ks_starts *wakes;

@@ -26,7 +26,11 @@
 #include "names.h"
 #include "starts.h"
 
-/* The probes: start, sched_wakeup_new (for a new task's first wait), end. */
+/*
+ * The probes: start, sched_wakeup_new (for a new task's first wait), end:
+ * registered last first (ks_tp_probes_register()), so that no wakeup
+ * starts a wait before sched_switch, which ends and drops waits, is live.
+ */
 struct ks_runq {
 	struct ks_tp_probe probe[3];
 };

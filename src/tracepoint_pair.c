@@ -23,7 +23,7 @@
 #include "method.h"
 #include "names.h"
 
-/* A tracepoint pair's own state: its start and end probes. */
+/* A tracepoint pair's own state: its start and end probes, in that order. */
 struct ks_tracepoint_pair {
 	struct ks_tp_probe probe[2];
 };
@@ -115,9 +115,11 @@ void ks_anchor_tracepoint(struct ks_anchor *a, struct tracepoint *tp)
 /**
  * ks_tp_probes_unregister() - unregister the first @n probes of @p
  * @t: their data
- * @p: the probes, in the order they were registered
+ * @p: the probes, as ks_tp_probes_register() took them
  * @n: how many; entries without a tracepoint are skipped
  *
+ * In the array's order, the reverse of registration: the starts go
+ * first, and their ends still close what is open meanwhile.
  * Returns once no probe of @p runs any more.
  *
  * Context: process context; may sleep.
@@ -136,8 +138,22 @@ void ks_tp_probes_unregister(struct ks_trace *t, const struct ks_tp_probe *p,
 /**
  * ks_tp_probes_register() - register @n probes with @t as their data
  * @t: the trace
- * @p: the probes, in order; entries without a tracepoint are skipped
+ * @p: the probes, starts first; entries without a tracepoint are skipped
  * @n: how many
+ *
+ * From the last to the first: a method lists every probe that ends,
+ * drops or completes a start after the probe that makes it, so that no
+ * start is made before the probes that close it are live. Registered
+ * the other way, a task woken (a start) and then run and switched out
+ * before the end was live kept a start that its next switch-in, seconds
+ * later, closed: a wait that never happened. An end before its start's
+ * probe is live finds no start, as one of a section that began before
+ * the trace. Once tracepoint_probe_register() returns, every later call
+ * of the tracepoint runs the probe, and an end that follows a start
+ * (through the task's own order, or a run-queue lock taken after the
+ * wakeup) follows the start probe's registration too: it sees the end
+ * probe. This costs the handlers nothing, where a mark of the moment
+ * the trace was whole would cost every end a load and a compare.
  *
  * Context: process context; may sleep.
  * Return: 0; on failure none is left registered and dmesg says why.
@@ -148,13 +164,13 @@ int ks_tp_probes_register(struct ks_trace *t, const struct ks_tp_probe *p,
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < n; i++) {
+	for (i = n; i--; ) {
 		if (!p[i].tp)
 			continue;
 		err = tracepoint_probe_register(p[i].tp, p[i].fn, t);
 		if (err) {
-			if (i)
-				ks_tp_probes_unregister(t, p, i);
+			if (i + 1 < n)
+				ks_tp_probes_unregister(t, p + i + 1, n - i - 1);
 			pr_err("trace %s: tracepoint_probe_register failed: %d\n",
 			       t->req.name, err);
 			return err;

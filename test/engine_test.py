@@ -28,6 +28,15 @@ NESTED_OUTER = {
 }
 
 
+# Run-queue traces created under load, and how long each records (s).
+WHOLE_ROUNDS = 4
+WHOLE_WINDOW_S = 1
+WHOLE_SLEEP_S = 0.5
+# A switch-in's wait as kstats times it may exceed schedstat's by what
+# passes between the scheduler's clock read at the top of __schedule()
+# and sched_switch: a vCPU paused there (TCG switches vCPUs every 100 ms).
+WHOLE_SLACK_NS = 100 * 1000 * 1000
+
 # Calls of getppid() by each of the six contention processes.
 CONTENTION_CALLS = 100000
 
@@ -81,6 +90,37 @@ show rqf
 listing full
 ctl "remove rqf"
 """]
+    # Run-queue traces created while three busy loops keep both vCPUs
+    # busy: each slowest sample against schedstat's run_delay of its
+    # task, read before the trace was created and after KEY-rqw was.
+    out.append("""step runq-whole
+sd() {
+	s=""
+	for f in /proc/[0-9]*/task/[0-9]*/schedstat; do
+		read -r a b c < "$f" 2>/dev/null || continue
+		t=${f%%/schedstat}
+		s="$s ${t##*/}:$b"
+	done
+	echo "@@SD $1$s"
+}
+B=""
+for i in 1 2 3; do (while :; do :; done) & B="$B $!"; done
+# Tasks that sleep %(sleep)s s at a time: one woken while the trace is
+# being created would keep a start until its next switch-in.
+for i in 1 2 3 4 5 6 7 8; do (while :; do sleep %(sleep)s; done) & B="$B $!"; sleep 0.05; done
+for r in %(rounds)s; do
+	sd b$r
+	ctl "trace rqw start sched:sched_wakeup end sched:sched_switch key comm slowest 6"
+	sleep %(window)s
+	echo "@@ROUND $r"
+	show KEY-rqw
+	sd a$r
+	ctl "remove rqw"
+done
+kill $B
+wait
+""" % {"rounds": " ".join(str(i) for i in range(1, WHOLE_ROUNDS + 1)),
+       "window": WHOLE_WINDOW_S, "sleep": WHOLE_SLEEP_S})
     # kstats' handlers read the clock with ktime_get_mono_fast_ns(), which
     # is notrace: no ftrace site, so on amd64 kstats refuses it, as
     # kprobe_events does, and its handlers cannot be entered again from a
@@ -172,6 +212,52 @@ def listing_field(lines, name, key):
     return None
 
 
+def schedstat_delays(line):
+    """tid -> run_delay ns, from a '@@SD TAG tid:delay...' line."""
+    return {int(t): int(d) for t, d in (w.split(":") for w in line.split()[2:])}
+
+
+def check_runq_whole(r, st):
+    """No sample from before the trace was whole: a wakeup seen before
+    sched_switch's probe was live left a start that the task's next
+    switch-in closed, seconds later (issue 37, item 4). Every slowest
+    sample must fit in what the scheduler counted its task waiting
+    (schedstat's run_delay) from before the trace to after the read."""
+    sd = {l.split()[1]: schedstat_delays(l) for l in st if l.startswith("@@SD ")}
+    rounds, cur, inkey = {}, None, False
+    for l in st:
+        if l.startswith("@@ROUND "):
+            cur = l.split()[1]
+            rounds[cur] = []
+        elif l.startswith("@@BEGIN KEY-rqw"):
+            inkey = True
+        elif l.startswith("@@END KEY-rqw"):
+            inkey = False
+        elif inkey and cur and l.startswith("slowest "):
+            w = l.split()
+            rounds[cur].append((int(w[w.index("value") + 1]), int(w[w.index("pid") + 1]),
+                                w[w.index("comm") + 1]))
+    r.check(len(rounds) == WHOLE_ROUNDS and all(rounds.values()),
+            "runq under load: %d traces created, each with slowest samples" % WHOLE_ROUNDS,
+            str({k: len(v) for k, v in rounds.items()}))
+    bad, worst, n = [], 0, 0
+    for k, samples in sorted(rounds.items()):
+        before, after = sd.get("b" + k, {}), sd.get("a" + k, {})
+        for value, pid, comm in samples:
+            if pid not in after:
+                continue        # exited: its run_delay is gone
+            n += 1
+            delay = after[pid] - before.get(pid, 0)
+            worst = max(worst, value - delay)
+            if value > delay + WHOLE_SLACK_NS:
+                bad.append("round %s: %s (pid %d) %d ns, run_delay %d ns"
+                           % (k, comm, pid, value, delay))
+    r.check(n > 0 and not bad,
+            "runq under load: each of %d slowest samples <= its task's schedstat "
+            "run_delay over the trace's life (+%d ms); most over: %d ns"
+            % (n, WHOLE_SLACK_NS // 1000000, worst), "; ".join(bad[:8]))
+
+
 def check(logpath):
     r = Results()
     log = open(logpath, errors="replace").read()
@@ -180,7 +266,8 @@ def check(logpath):
     r.check(not any("@@FAIL" in l or "@@TGTFAIL" in l for l in lines),
             "modules load and every workload command succeeds",
             str([l for l in lines if "FAIL" in l][:5]))
-    want = ["runq-selfwake", "runq-pair", "runq-full", "nested", "contention"] + \
+    want = ["runq-selfwake", "runq-pair", "runq-full", "runq-whole", "nested",
+            "contention"] + \
         ["gone-" + m for m in function_methods(series) + ["kprobe"]] + \
         ["memory", "done"]
     for s in want:
@@ -242,6 +329,8 @@ def check(logpath):
     r.check(full and miss is not None and miss >= int(full.group(1)),
             "run-queue: ... and in the listing's missed, read after it",
             "missed %s, %s" % (miss, hdr))
+
+    check_runq_whole(r, steps["runq-whole"])
 
     # Calls made from inside kstats' handlers: not timed, counted missed.
     # Other callers of ktime_get_mono_fast_ns add tens to hundreds of
