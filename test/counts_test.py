@@ -165,13 +165,23 @@ def check(logpath):
             "expired: the start whose end was missed and the one never ended count once "
             "each, when they expire: missed 2 (expired 2, probe 0)", tr)
 
+    # On amd64 kstats probes only functions with an ftrace site, as
+    # kprobe_events does (issue 37.1), so no kprobe of its own is an int3
+    # there: the pair is refused. Where it is taken (arm64, whose kprobes
+    # are all BRK), every section of the task must be a sample.
     st = steps.get("int3", [])
-    check_step_ok(r, "int3", st)
-    s, _, tr = shown(st).get("nt", ({}, [], ""))
-    c = causes(tr)
-    r.check(num(s, "samples") == N_INT3 and c.get("missed") == 0,
-            "int3: a matched pair with a pid filter on functions probed by int3: "
-            "all %d sections of the task are samples, missed 0" % N_INT3, "%s %s" % (s, tr))
+    made = [c for c in ctls(st) if c[0].startswith("trace nt ")]
+    if made and made[0][2] == "Invalid argument":
+        r.check(any("kst_obj_begin_nt has no ftrace site" in l for l in st),
+                "int3: a matched pair on functions without an ftrace site is refused (EINVAL), "
+                "dmesg names the function", str(made))
+    else:
+        check_step_ok(r, "int3", st)
+        s, _, tr = shown(st).get("nt", ({}, [], ""))
+        c = causes(tr)
+        r.check(num(s, "samples") == N_INT3 and c.get("missed") == 0,
+                "int3: a matched pair with a pid filter on functions probed by int3: "
+                "all %d sections of the task are samples, missed 0" % N_INT3, "%s %s" % (s, tr))
 
     st = steps.get("gapif", [])
     check_step_ok(r, "gapif", st)
