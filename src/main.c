@@ -13,6 +13,7 @@
 #include "control.h"
 #include "metrics.h"
 #include "output.h"
+#include "symbols.h"
 #include "traces.h"
 
 static int __init kstats_init(void)
@@ -22,9 +23,12 @@ static int __init kstats_init(void)
 	err = ks_output_init();
 	if (err)
 		return err;
-	err = ks_traces_init();
+	err = ks_symbols_init();
 	if (err)
 		goto err_output;
+	err = ks_traces_init();
+	if (err)
+		goto err_symbols;
 	err = ks_control_init();
 	if (err)
 		goto err_traces;
@@ -36,6 +40,8 @@ static int __init kstats_init(void)
 
 err_traces:
 	ks_traces_exit();
+err_symbols:
+	ks_symbols_exit();
 err_output:
 	ks_output_exit();
 	return err;
@@ -45,6 +51,7 @@ static void __exit kstats_exit(void)
 {
 	/* Traces go first: their handlers record into histograms. */
 	ks_traces_exit();
+	ks_symbols_exit();
 	ks_metrics_exit();
 	ks_output_exit();
 }

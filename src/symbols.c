@@ -13,17 +13,21 @@
  * filter on an ftrace_ops that is never registered: nothing is patched
  * and no probe is placed to find anything out.
  */
+#include <linux/bitmap.h>
 #include <linux/fs.h>
+#include <linux/jhash.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uio.h>
+#include <linux/vmalloc.h>
 
 #include "request.h"
 #include "symbols.h"
@@ -145,13 +149,18 @@ struct ks_find {
  * programs and of ftrace's and kprobes' own pages follow the modules
  * under pseudo-module names, which no lookup finds.
  */
+static bool ks_pseudo_module(const char *mod)
+{
+	return mod && (!strcmp(mod, "bpf") || str_has_prefix(mod, "__builtin__"));
+}
+
 static bool ks_find_line(void *priv, unsigned long addr, char type,
 			 const char *name, const char *mod)
 {
 	struct ks_find *f = priv;
 	unsigned int i;
 
-	if (mod && (!strcmp(mod, "bpf") || str_has_prefix(mod, "__builtin__")))
+	if (ks_pseudo_module(mod))
 		return false;
 	for (i = 0; i < f->n; i++) {
 		struct ks_sym *s = &f->syms[i];
@@ -175,11 +184,178 @@ static bool ks_find_line(void *priv, unsigned long addr, char type,
 	return !f->left;
 }
 
+/*
+ * Reading /proc/kallsyms takes 0.1 to 0.2 s in a QEMU guest, and a trace
+ * looks a name up more than once, so lookups are remembered until the
+ * set of symbols changes (a module comes, goes live or goes: its
+ * notifier bumps ks_sym_gen):
+ * - a Bloom filter of every name (and MODULE:NAME) answers "no such
+ *   symbol" without reading, for the typos and unknown names a user or
+ *   a fuzzer writes; 256 KiB, about 1 % false "maybe" at 160,000 names;
+ * - the last KS_SYM_CACHED answers are kept, found or not, in place
+ *   (names up to KS_SYM_CACHED_LEN bytes; longer ones are read for).
+ */
+#define KS_BLOOM_BITS	BIT(21)
+#define KS_SYM_CACHED	64
+#define KS_SYM_CACHED_LEN	96
+
+struct ks_sym_cached {
+	char name[KS_SYM_CACHED_LEN];	/* "": an empty slot */
+	unsigned long addr;
+	char type;		/* '\0': no such symbol */
+};
+
+static DEFINE_MUTEX(ks_sym_lock);	/* the filter and the cache */
+static atomic_t ks_sym_gen = ATOMIC_INIT(1);
+static unsigned int ks_sym_seen;	/* the gen they were made at */
+static unsigned long *ks_bloom;
+static struct ks_sym_cached ks_sym_cache[KS_SYM_CACHED];
+static unsigned int ks_sym_next;	/* the slot to fill next */
+
+static u32 ks_bloom_bit(u32 h1, u32 h2, unsigned int i)
+{
+	return (h1 + i * h2) & (KS_BLOOM_BITS - 1);
+}
+
+static void ks_bloom_hashes(const char *mod, const char *name, u32 *h1, u32 *h2)
+{
+	u32 seed1 = 0, seed2 = 0x9e3779b9;
+
+	if (mod) {
+		seed1 = jhash(mod, strlen(mod), seed1);
+		seed2 = jhash(mod, strlen(mod), seed2);
+	}
+	*h1 = jhash(name, strlen(name), seed1);
+	*h2 = jhash(name, strlen(name), seed2) | 1;
+}
+
+static void ks_bloom_add(const char *mod, const char *name)
+{
+	u32 h1, h2;
+	unsigned int i;
+
+	ks_bloom_hashes(mod, name, &h1, &h2);
+	for (i = 0; i < 3; i++)
+		__set_bit(ks_bloom_bit(h1, h2, i), ks_bloom);
+}
+
+/* Is @sym (NAME or MODULE:NAME) perhaps a symbol? */
+static bool ks_bloom_maybe(const char *sym)
+{
+	char mod[MODULE_NAME_LEN];
+	const char *colon = strchr(sym, ':');
+	u32 h1, h2;
+	unsigned int i;
+
+	if (!ks_bloom)
+		return true;
+	if (colon && colon - sym < MODULE_NAME_LEN) {
+		strscpy(mod, sym, colon - sym + 1);
+		ks_bloom_hashes(mod, colon + 1, &h1, &h2);
+	} else {
+		ks_bloom_hashes(NULL, sym, &h1, &h2);
+	}
+	for (i = 0; i < 3; i++)
+		if (!test_bit(ks_bloom_bit(h1, h2, i), ks_bloom))
+			return false;
+	return true;
+}
+
+static void ks_sym_cache_clear(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < KS_SYM_CACHED; i++)
+		ks_sym_cache[i].name[0] = '\0';
+}
+
+/*
+ * One reading both fills the filter anew and answers the names asked
+ * (@priv: their ks_find), after the set of symbols changed.
+ */
+static bool ks_bloom_line(void *priv, unsigned long addr, char type,
+			  const char *name, const char *mod)
+{
+	if (ks_pseudo_module(mod))
+		return false;
+	ks_bloom_add(NULL, name);
+	if (mod)
+		ks_bloom_add(mod, name);
+	ks_find_line(priv, addr, type, name, mod);
+	return false;
+}
+
+/*
+ * Makes the filter for today's symbols, answering @f's names on the way:
+ * true if it read them. Without memory for the filter, or when the
+ * reading fails, there is none, and every name is read for.
+ */
+static bool ks_sym_refresh(struct ks_find *f)
+{
+	unsigned int gen = atomic_read(&ks_sym_gen);
+
+	if (ks_sym_seen == gen)
+		return false;
+	ks_sym_cache_clear();
+	ks_sym_seen = gen;
+	if (!ks_bloom)
+		ks_bloom = vmalloc(BITS_TO_LONGS(KS_BLOOM_BITS) * sizeof(long));
+	if (!ks_bloom)
+		return false;
+	bitmap_zero(ks_bloom, KS_BLOOM_BITS);
+	f->left = f->n;
+	if (!ks_kallsyms_read("", ks_bloom_line, f))
+		return true;
+	vfree(ks_bloom);
+	ks_bloom = NULL;
+	for (f->left = 0; f->left < f->n; f->left++) {
+		f->syms[f->left].addr = 0;
+		f->syms[f->left].type = '\0';
+	}
+	f->left = 0;
+	return false;
+}
+
+/* Fills @s from the cache; false if it holds no answer for it. */
+static bool ks_sym_cached(struct ks_sym *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < KS_SYM_CACHED; i++) {
+		struct ks_sym_cached *c = &ks_sym_cache[i];
+
+		if (c->name[0] && !strcmp(c->name, s->name)) {
+			s->addr = c->addr;
+			s->type = c->type;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void ks_sym_remember(const struct ks_sym *s)
+{
+	struct ks_sym_cached *c = &ks_sym_cache[ks_sym_next];
+
+	/* A hidden address is no answer; a long name is not kept. */
+	if ((s->type && !s->addr) ||
+	    strscpy(c->name, s->name, sizeof(c->name)) < 0) {
+		c->name[0] = '\0';
+		return;
+	}
+	c->addr = s->addr;
+	c->type = s->type;
+	ks_sym_next = (ks_sym_next + 1) % KS_SYM_CACHED;
+}
+
 /**
- * ks_symbols_find() - look symbols up as kprobes would, in one reading
+ * ks_symbols_find() - look symbols up as kprobes would
  * @syms: each ->name to look up; ->addr and ->type are set, or left 0
  *	for a name that no symbol has
  * @n: how many
+ *
+ * From the cache, the filter, or else one reading of /proc/kallsyms for
+ * all the names neither answers.
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOMEM; -EOPNOTSUPP when /proc/kallsyms cannot be read;
@@ -187,21 +363,84 @@ static bool ks_find_line(void *priv, unsigned long addr, char type,
  */
 int ks_symbols_find(struct ks_sym *syms, unsigned int n)
 {
-	struct ks_find f = { .syms = syms, .n = n, .left = n };
+	struct ks_find f = { .syms = syms, .n = n };
+	unsigned long read = 0;		/* the names a reading answers */
 	unsigned int i;
-	int err;
+	int err = 0;
 
+	if (WARN_ON_ONCE(n > BITS_PER_LONG))
+		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		syms[i].addr = 0;
 		syms[i].type = '\0';
 	}
-	err = ks_kallsyms_read("", ks_find_line, &f);
+	mutex_lock(&ks_sym_lock);
+	if (ks_sym_refresh(&f)) {
+		read = BIT(n) - 1;
+		goto remember;
+	}
+	for (i = 0; i < n; i++) {
+		if (ks_sym_cached(&syms[i]) || !ks_bloom_maybe(syms[i].name))
+			continue;
+		__set_bit(i, &read);
+		f.left++;
+	}
+	/* The reading skips names whose type is set: set the others'. */
+	for (i = 0; i < n; i++)
+		if (!test_bit(i, &read) && !syms[i].type)
+			syms[i].type = '?';
+	if (f.left)
+		err = ks_kallsyms_read("", ks_find_line, &f);
+	for (i = 0; i < n; i++)
+		if (syms[i].type == '?' && !test_bit(i, &read))
+			syms[i].type = '\0';
+remember:
+	for (i = 0; i < n && !err; i++)
+		if (test_bit(i, &read))
+			ks_sym_remember(&syms[i]);
+	mutex_unlock(&ks_sym_lock);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)
 		if (syms[i].type && !syms[i].addr)
 			return -EPERM;
 	return 0;
+}
+
+static int ks_symbols_module_notify(struct notifier_block *nb,
+				    unsigned long action, void *data)
+{
+	/* A module's symbols come, its __init ones go when it is live. */
+	atomic_inc(&ks_sym_gen);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ks_symbols_module_nb = {
+	.notifier_call = ks_symbols_module_notify,
+};
+
+/**
+ * ks_symbols_init() - follow modules, whose symbols lookups remember
+ *
+ * Context: module init.
+ * Return: 0, or register_module_notifier()'s error.
+ */
+int ks_symbols_init(void)
+{
+	return register_module_notifier(&ks_symbols_module_nb);
+}
+
+/**
+ * ks_symbols_exit() - stop following modules; free what lookups keep
+ *
+ * Context: module exit, or init's unwinding.
+ */
+void ks_symbols_exit(void)
+{
+	unregister_module_notifier(&ks_symbols_module_nb);
+	ks_sym_cache_clear();
+	vfree(ks_bloom);
+	ks_bloom = NULL;
 }
 
 /**

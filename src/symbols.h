@@ -27,6 +27,8 @@ struct ks_sym {
 };
 
 int ks_symbols_find(struct ks_sym *syms, unsigned int n);
+int ks_symbols_init(void);
+void ks_symbols_exit(void);
 bool ks_sym_is_text(const struct ks_sym *sym);
 int ks_ftrace_site(unsigned long addr);
 int ks_probeable(unsigned long addr);
