@@ -33,7 +33,7 @@ SLEEP_MIN_NS = SLEEP_NS - 5 * 1000 * 1000
 LONG_NAME = "o" * 56
 BAD_LINES = [
     ("trace e1 offcpu start kst_target_delay", "keyword start: an off-CPU trace has its own probes"),
-    ("trace e2 offcpu state X", "state X: must be any, S or D"),
+    ("trace e2 offcpu state X", "state X: must be any, all, S or D"),
     ("trace e3 offcpu tasks some", "tasks some: must be all, user or kernel"),
     ("trace e4 offcpu max 0", "max 0: must be a number of ns, 1 or more"),
     ("trace e5 offcpu min abc", "min abc: must be a number of ns"),
@@ -95,12 +95,15 @@ ctl "remove os"
 step state
 ctl "trace sd offcpu state D comm kstD key kstack"
 ctl "trace ss offcpu state S comm kstD key kstack"
-/modules/kstask kstD write $T 'offcpu_thread 1000 10' 'offcpu_sleep 1000 10'
+ctl "trace sa offcpu state all comm kstD key kstack"
+/modules/kstask kstD write $T 'offcpu_thread 1000 10' 'offcpu_sleep 1000 10' 'offcpu_idle 1000 10'
 show KEY-sd
 show KEY-ss
+show KEY-sa
 listing state
 ctl "remove sd"
 ctl "remove ss"
+ctl "remove sa"
 step split
 ctl "trace hs offcpu comm kstH"
 taskset 2 /modules/kstask kstH write $T 'offcpu_thread 10000 20' &
@@ -288,16 +291,23 @@ def check(logpath):
 
     st = steps["state"]
     kn = key_nodes(st)
-    for name, want, other in (("sd", "kst_wait_thread", "kst_wait_sleep"),
-                              ("ss", "kst_wait_sleep", "kst_wait_thread")):
+    # D is ps's: TASK_IDLE (kst_wait_idle) is not in it; all takes it in.
+    for name, want, others in (("sd", "kst_wait_thread", ("kst_wait_sleep", "kst_wait_idle")),
+                               ("ss", "kst_wait_sleep", ("kst_wait_thread", "kst_wait_idle"))):
         rows = kn.get(name, [{}])[0].get("rows", [])
         got = with_frame(rows, "kstack", want)
         r.check(sum(x["count"] for x in got) == 10, "state %s: the 10 waits in %s"
                 % (name, want), str([x["count"] for x in got]))
-        r.check(not with_frame(rows, "kstack", other), "state %s: none in %s" % (name, other))
+        for other in others:
+            r.check(not with_frame(rows, "kstack", other),
+                    "state %s: none in %s" % (name, other))
+    rows = kn.get("sa", [{}])[0].get("rows", [])
+    got = [sum(x["count"] for x in with_frame(rows, "kstack", f))
+           for f in ("kst_wait_thread", "kst_wait_sleep", "kst_wait_idle")]
+    r.check(min(got) >= 10, "state all: the 10 waits in each of D, S and TASK_IDLE", str(got))
     ls = listings(st).get("state", [])
-    r.check(any(" kind offcpu state D tasks all " in l for l in ls) and
-            any(" kind offcpu state S tasks all " in l for l in ls),
+    r.check(all(any(" kind offcpu state %s tasks all " % w in l for l in ls)
+                for w in ("D", "S", "all")),
             "state: the listing shows each trace's state", str(ls))
 
     w, b, q = check_split(r, "split", steps["split"], "hs")
