@@ -88,9 +88,12 @@ read -r _ _ ks_all _ missed_all _ bt_all <<<"$all"
 d=$(grep -a '^@@D ' "$console" | tail -n1)
 read -r _ _ ks_d _ missed_d _ bt_d _ bcc_d <<<"$d"
 check "$([[ $rc == 0 ]] && echo 1)" "rootfs guest runs, clean console" "exit status $rc (see $console)"
-check "$(grep -aq '^@@BT rc=0' "$console" && ! grep -aq -e '^@@FAIL' -e '^@@BT hung' "$console" && echo 1)" \
-	"bpftrace attached, ran and exited 0 (the peer's failure if not)" \
-	"$(grep -a -e '^@@BT' -e '^@@FAIL' "$console"); kstats: $line / $all / $d"
+check "$(grep -a '^@@FAIL' "$console" | grep -vq '^@@FAIL bpftrace' || echo 1)" \
+	"kstats and the test target loaded, the traces and the waits made" \
+	"$(grep -a '^@@FAIL' "$console")"
+check "$(grep -aq '^@@BT rc=0' "$console" && ! grep -aq -e '^@@FAIL bpftrace' -e '^@@BT hung' "$console" && echo 1)" \
+	"bpftrace attached, ran, printed and exited 0 (the peer's failure if not)" \
+	"$(grep -a -e '^@@BT' -e '^@@FAIL bpftrace' "$console"); kstats: $line / $all / $d"
 check "$([[ -n ${ks:-} && $ks -ge 2000 ]] && echo 1)" "kstats counted the waits of 2000 round trips" "${line:-no @@PEER line}"
 check "$([[ ${missed:-x} == 0 && ${missed_all:-x} == 0 && ${missed_d:-x} == 0 ]] && echo 1)" \
 	"kstats missed none" "$line / $all / $d"
