@@ -4,7 +4,7 @@
  * [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
  * [comm C] [cpu N] [if V ...] [match argI[,argJ]] [expire NS]
  * [repeat replace|keep] [gap on|off]",
- * "trace NAME offcpu [state any|S|D] [min NS] [max NS]
+ * "trace NAME offcpu [state any|all|S|D] [min NS] [max NS]
  * [tasks all|user|kernel] ..." and "remove NAME". Parsing is a pure
  * function of the line, so it can be tested without attaching anything.
  */
@@ -358,16 +358,19 @@ static int ks_parse_pid(struct ks_trace_req *req, const char *key,
 }
 
 /* "state S", "tasks user": one of @n names, its index into *@dst. */
-static_assert(KS_STATE_NR == 3 && KS_TASKS_NR == 3, "the message names three");
+static_assert(KS_STATE_NR == 4 && KS_TASKS_NR == 3, "the messages name them");
 static int ks_parse_choice(struct ks_trace_req *req, const char *key,
 			   const char *val, const char *const *names,
 			   unsigned int n, u8 *dst, const char **why)
 {
 	int m = match_string(names, n, val);
 
-	if (m < 0)
+	if (m < 0 && n == 3)
 		return ks_why(req, why, "%s %s: must be %s, %s or %s", key, val,
 			      names[0], names[1], names[2]);
+	if (m < 0)
+		return ks_why(req, why, "%s %s: must be %s, %s, %s or %s", key,
+			      val, names[0], names[1], names[2], names[3]);
 	*dst = m;
 	return 0;
 }

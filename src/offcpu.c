@@ -2,7 +2,8 @@
 /*
  * Off-CPU waits, as bcc's offcputime and offwaketime time them: from the
  * switch-out of a task that goes to sleep (sched_switch, prev not
- * runnable) to its next switch-in (sched_switch, next). NAME holds the
+ * runnable; with "state all" any switch-out, as offcputime's default) to
+ * its next switch-in (sched_switch, next). NAME holds the
  * whole wait; BLOCKED-NAME its part up to the wakeup (sched_waking) and
  * RUNQ-NAME the rest, spent runnable on a run queue, over the same
  * samples: the two add up to NAME's, sample by sample.
@@ -48,12 +49,22 @@ static struct ks_offcpu *ks_offcpu(const struct ks_trace *t)
 	return ks_trace_priv(t);
 }
 
-/* Whether a task leaving its CPU in @state starts a wait the line asks for. */
+/*
+ * Whether @prev leaving its CPU in @state starts a wait the line asks for:
+ * for "state all", every switch-out, a preemption included (bcc's
+ * offcputime by default); else a sleep, one that leaves the run queue.
+ */
 static __always_inline bool ks_offcpu_state(const struct ks_offcpu_req *o,
-					    unsigned int state)
+					    const struct task_struct *prev,
+					    bool preempt, unsigned int state)
 {
-	/* A task's last switch-out (TASK_DEAD) starts no wait. */
-	if (!state || (state & TASK_DEAD))
+	/* The idle task never waits; a task's last switch-out starts none. */
+	if (is_idle_task(prev) || (state & TASK_DEAD))
+		return false;
+	if (o->state == KS_STATE_ALL)
+		return true;
+	/* 6.1 passes the state read before a pending signal woke prev. */
+	if (preempt || !state || READ_ONCE(prev->__state) == TASK_RUNNING)
 		return false;
 	switch (o->state) {
 	case KS_STATE_S:
@@ -115,10 +126,8 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 {
 	struct ks_trace *t = data;
 	struct ks_offcpu *oc = ks_offcpu(t);
-	/* 6.1 passes the state read before a pending signal woke prev. */
-	bool sleeps = !preempt && !is_idle_task(prev) &&
-		      READ_ONCE(prev->__state) != TASK_RUNNING &&
-		      ks_offcpu_state(&t->req.offcpu, KS_SCHED_SWITCH_STATE) &&
+	bool sleeps = ks_offcpu_state(&t->req.offcpu, prev, preempt,
+				      KS_SCHED_SWITCH_STATE) &&
 		      ks_offcpu_admits(t, prev);
 	u8 *busy = ks_enter();
 	struct ks_tag stack, waker;

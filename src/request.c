@@ -14,7 +14,8 @@ const char *const ks_method_names[KS_METHOD_NR] = {
 };
 
 const char *const ks_offcpu_state_names[KS_STATE_NR] = {
-	[KS_STATE_ANY] = "any", [KS_STATE_S] = "S", [KS_STATE_D] = "D",
+	[KS_STATE_ANY] = "any", [KS_STATE_ALL] = "all", [KS_STATE_S] = "S",
+	[KS_STATE_D] = "D",
 };
 
 const char *const ks_offcpu_tasks_names[KS_TASKS_NR] = {

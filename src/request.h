@@ -58,9 +58,10 @@ enum ks_control_op {
 	KS_OP_REMOVE,
 };
 
-/* Which sleeps an off-CPU trace times: "state any|S|D". */
+/* Which switch-outs start an off-CPU wait: "state any|all|S|D". */
 enum ks_offcpu_state {
 	KS_STATE_ANY,		/* any state that leaves the run queue */
+	KS_STATE_ALL,		/* every switch-out, preempted too (bcc's) */
 	KS_STATE_S,		/* TASK_INTERRUPTIBLE */
 	KS_STATE_D,		/* TASK_UNINTERRUPTIBLE, not TASK_IDLE (ps's D) */
 	KS_STATE_NR,

@@ -955,7 +955,7 @@ static int cmd_trace(int argc, char **argv)
 		      "                   [pid P] [tgid P] [comm C] [cpu N] [if V ...]\n"
 		      "                   [match argI[,argJ]] [expire NS] [repeat replace|keep]\n"
 		      "                   [gap on|off]\n"
-		      "       kstats trace NAME offcpu [state any|S|D] [min NS] [max NS]\n"
+		      "       kstats trace NAME offcpu [state any|all|S|D] [min NS] [max NS]\n"
 		      "                   [tasks all|user|kernel] [key K[,K]] ... (no start, end, method)\n"
 		      "Writes \"trace WORDS\" to _control: the same words (README, kstats(8)).\n"
 		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid, cpu, ret[:T], argN[:T] or\n"

@@ -402,7 +402,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     cost (README: "Performance"); .gap of such a trace raises ENOENT.
 
     @offcpu=True makes it "trace NAME offcpu ...", an off-CPU trace (README:
-    "Off-CPU time"): no @start, @end or @method; @state "any", "S" or
+    "Off-CPU time"): no @start, @end or @method; @state "any", "all", "S" or
     "D"; @min_ns and @max_ns bound the waits (the words min and max);
     @tasks "all", "user" or "kernel"; and the key parts waker-kstack,
     waker-comm, waker-pid. Its halves are BLOCKED-NAME and RUNQ-NAME.

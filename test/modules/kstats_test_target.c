@@ -55,6 +55,9 @@
  *				hrtimer in kst_wake_timer() (hardirq)
  *	offcpu_sleep US N	the same as offcpu_thread, interruptible:
  *				kst_wait_sleep(), woken in kst_wake_sleep()
+ *	offcpu_idle US N	the same as offcpu_thread, in TASK_IDLE
+ *				(uninterruptible, not counted in the load,
+ *				not D in ps): kst_wait_idle()
  *	objs US N		N rounds of two sections matched on an
  *				object: kst_obj_begin(A), kst_obj_begin(B),
  *				spin US, kst_obj_end(A) in the task, then
@@ -513,6 +516,12 @@ noinline void kst_wait_sleep(void)
 	barrier();
 }
 
+noinline void kst_wait_idle(void)
+{
+	wait_for_completion_state(&kst_offcpu.done, TASK_IDLE);
+	barrier();
+}
+
 noinline void kst_wake_thread(void)
 {
 	complete(&kst_offcpu.done);
@@ -585,8 +594,9 @@ static int kst_offcpu_run(const char *cmd, unsigned int us, unsigned int n)
 	mutex_lock(&kst_offcpu_lock);
 	init_completion(&kst_offcpu.done);
 	kst_offcpu.waiter = current;
-	kst_offcpu.state = strcmp(cmd, "offcpu_sleep") ? TASK_UNINTERRUPTIBLE :
-							 TASK_INTERRUPTIBLE;
+	kst_offcpu.state = !strcmp(cmd, "offcpu_sleep") ? TASK_INTERRUPTIBLE :
+			   !strcmp(cmd, "offcpu_idle") ? TASK_IDLE :
+							 TASK_UNINTERRUPTIBLE;
 	kst_offcpu.us = us;
 	kst_offcpu.n = n;
 	if (!timer) {
@@ -606,6 +616,8 @@ static int kst_offcpu_run(const char *cmd, unsigned int us, unsigned int n)
 			hrtimer_cancel(&kst_offcpu.timer);
 		} else if (kst_offcpu.state == TASK_INTERRUPTIBLE) {
 			kst_wait_sleep();
+		} else if (kst_offcpu.state == TASK_IDLE) {
+			kst_wait_idle();
 		} else {
 			kst_wait_thread();
 		}
@@ -886,7 +898,7 @@ static int kst_run(char *line)
 		return kst_timed(a, b, n == 4);
 	} else if (!strncmp(cmd, "offcpu_", 7) && n == 3 && a && b &&
 		   (!strcmp(cmd, "offcpu_thread") || !strcmp(cmd, "offcpu_timer") ||
-		    !strcmp(cmd, "offcpu_sleep"))) {
+		    !strcmp(cmd, "offcpu_sleep") || !strcmp(cmd, "offcpu_idle"))) {
 		return kst_offcpu_run(cmd, a, b);
 	} else if (!strcmp(cmd, "objs") && n == 3) {
 		for (i = 0; i < b; i++)

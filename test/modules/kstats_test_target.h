@@ -39,6 +39,7 @@ long kst_ret_migrate(void);
 void kst_wait_thread(void);
 void kst_wait_timer(void);
 void kst_wait_sleep(void);
+void kst_wait_idle(void);
 void kst_wake_thread(void);
 void kst_wake_timer(void);
 void kst_wake_sleep(void);

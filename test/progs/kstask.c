@@ -3,8 +3,10 @@
  * A task with a comm of the test's choosing, for keyed and filtered traces:
  *
  * kstask COMM sleep N US: sleeps N times for US microseconds, then prints
- *   "@@TASK COMM pid P sleeps N nvcsw V nivcsw I": the context switches
- *   it made after taking its comm (from /proc/self/status).
+ *   "@@TASK COMM pid P sleeps N nvcsw V nivcsw I slept_min A slept_max B":
+ *   the context switches it made after taking its comm (from
+ *   /proc/self/status), and the shortest and longest nanosleep() call in
+ *   ns as it measured each (CLOCK_MONOTONIC).
  * kstask COMM write FILE TEXT...: writes each TEXT to FILE, one write
  *   each, then prints "@@TASK COMM pid P".
  * kstask COMM spin MS CPU: on CPU, as SCHED_FIFO priority 50, runs in user
@@ -28,6 +30,14 @@ static long long now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);	/* the vDSO: no system call */
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -63,14 +73,23 @@ int main(int argc, char **argv)
 		long n = atol(argv[3]), us = atol(argv[4]);
 		struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
 
+		long long t0, d, lo = -1, hi = -1;
+
 		nv = status_field("voluntary_ctxt_switches");
 		niv = status_field("nonvoluntary_ctxt_switches");
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			t0 = mono_ns();
 			nanosleep(&ts, NULL);
-		printf("@@TASK %s pid %d sleeps %ld nvcsw %ld nivcsw %ld\n",
+			d = mono_ns() - t0;
+			if (lo < 0 || d < lo)
+				lo = d;
+			if (d > hi)
+				hi = d;
+		}
+		printf("@@TASK %s pid %d sleeps %ld nvcsw %ld nivcsw %ld slept_min %lld slept_max %lld\n",
 		       argv[1], getpid(), n,
 		       status_field("voluntary_ctxt_switches") - nv,
-		       status_field("nonvoluntary_ctxt_switches") - niv);
+		       status_field("nonvoluntary_ctxt_switches") - niv, lo, hi);
 		return 0;
 	}
 	if (!strcmp(argv[2], "spin") && argc == 5) {
