@@ -7,7 +7,7 @@
 # Prints "package: N passed, M failed".
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 # shellcheck source=lib/kernels.sh
 . test/lib/kernels.sh
 # shellcheck source=lib/apt.sh
@@ -53,6 +53,7 @@ ok $? "dpkg-buildpackage -us -uc -b"
 left=$(git -C "$WORK/src" status --porcelain)
 [[ -z $left ]]
 ok $? "make and dpkg-buildpackage leave no untracked file (.gitignore covers them): ${left//$'\n'/ }"
+# shellcheck disable=SC2012 # one known name pattern
 deb=$(ls "$WORK"/kstats-dkms_*_all.deb 2>/dev/null | head -1)
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 [[ $deb == */kstats-dkms_${ver}_all.deb ]]
@@ -131,6 +132,7 @@ for k in "${KERNELS[@]}"; do
 	status=$(dkms status kstats 2>/dev/null)
 	grep -q "kstats/$ver, $k, x86_64: installed" <<<"$status"
 	ok $? "dkms status: installed for $k"
+	# shellcheck disable=SC2012 # one known name pattern
 	mod=$(ls /lib/modules/"$k"/updates/dkms/kstats.ko* 2>/dev/null | head -1)
 	[[ -n $mod ]]
 	ok $? "$k: DKMS installed $mod"

@@ -1,233 +1,445 @@
 #!/bin/bash
 # Every kstats test, on every stock reference kernel installed (Debian's
-# 6.1 and 6.12, which test/lib/deps.sh installs), and on Debian's arm64
-# builds of the same kernels in QEMU (test/arm64/run.sh). Ends with the line
-# "N passed, M failed" and exits non-zero on any failure.
+# 6.1 and 6.12, which test/lib/deps.sh installs), on Debian 13's and
+# unstable's kernels, and on Debian's arm64 builds of the same kernels in
+# QEMU (test/arm64/run.sh). Ends with the line "N passed, M failed" and
+# exits non-zero on any failure; before it, a table of where the time went.
+#
+# Usage: test/run-all.sh [--kernel K]... [--only AREA[,AREA...]]... [--jobs N]
+#   --kernel K  only kernel K: a series of Debian 12's stock kernels (6.1,
+#               6.12) or a KVER of one, a newer suite (trixie, sid,
+#               trixie-rt, sid-rt), arm64 or debug (the debug test
+#               kernel); repeat or comma-separate for more. Checks that
+#               belong to no kernel then run only if --only names them.
+#   --only AREA only these checks (the kernel's W=1 build always runs
+#               first): a guest script (basic trace engine keys offcpu
+#               counts hotplug fuzz tool), pyguest, peer (bpftrace's
+#               off-CPU count; also under offcpu), bio, debugfs, insn,
+#               layers, sparse, refusals, host (tool, Python, prom, cli,
+#               plot and harness tests), demo, lint (checkpatch), i386,
+#               arm64, package, kunit (debug kernel's KUnit and stress),
+#               faults, chaos.
+#   --jobs N    kernels (and arm64, package, lint) tested side by side,
+#               default KS_JOBS or 2, beside the debug kernel's chain.
+# e.g. test/run-all.sh --kernel 6.12 --only offcpu   (a few minutes)
+#
+# How it runs: the debug kernel's chain (build, then the chaos guest
+# beside the KUnit/stress and fault guests) starts first, in the
+# background; so does a job that fetches what the later jobs download
+# (chroots, images, arm64 kernels, the rootfs image). The host's own
+# tests and the demo run next, in the foreground. Then each kernel's
+# builds and guests, arm64, the package and the lint checks run as jobs,
+# --jobs at a time. Each job keeps its output (out/logs/jobs/NAME.out,
+# printed when it ends) and its counts, added to the total.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 # shellcheck source=lib/kernels.sh
 . test/lib/kernels.sh
 
-bash test/lib/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+usage() {
+	sed -n '/^# Usage:/,/^# e\.g\./s/^# \{0,1\}//p' "$0" >&2
+	exit "$1"
+}
+SEL_KERNELS=()
+SEL_AREAS=()
+KS_JOBS=${KS_JOBS:-2}
+while (($#)); do
+	case $1 in
+	--kernel | --only | --jobs) (($# >= 2)) || usage 2 ;;&
+	--kernel) IFS=, read -r -a a <<<"$2"; SEL_KERNELS+=("${a[@]}"); shift 2 ;;
+	--only) IFS=, read -r -a a <<<"$2"; SEL_AREAS+=("${a[@]}"); shift 2 ;;
+	--jobs) KS_JOBS=$2; shift 2 ;;
+	-h | --help) usage 0 ;;
+	*) usage 2 ;;
+	esac
+done
+[[ $KS_JOBS =~ ^[1-9][0-9]*$ ]] || usage 2
 
+# want AREA...: --only names one of them (or there is no --only). Checks
+# that belong to no kernel also need --only when --kernel is given.
+want() {
+	local a s
+	((${#SEL_AREAS[@]})) || return 0
+	for a in "$@"; do
+		for s in "${SEL_AREAS[@]}"; do [[ $a == "$s" ]] && return 0; done
+	done
+	return 1
+}
+want_host() {
+	if ((${#SEL_AREAS[@]})); then want "$@"; else ((${#SEL_KERNELS[@]} == 0)); fi
+}
+# want_kernel NAME...: --kernel names one of them (or there is no --kernel).
+want_kernel() {
+	local a s
+	((${#SEL_KERNELS[@]})) || return 0
+	for a in "$@"; do
+		for s in "${SEL_KERNELS[@]}"; do [[ $a == "$s" ]] && return 0; done
+	done
+	return 1
+}
+# What a kernel's job checks, besides its build.
+KERNEL_AREAS=(layers sparse refusals basic trace engine keys offcpu counts hotplug fuzz tool
+	pyguest peer bio debugfs insn)
+
+LOGS=$TOP/out/logs
+mkdir -p "$LOGS"
+export KS_TIMES=$LOGS/times.tsv KS_JOBS_DIR=$LOGS/jobs
+rm -rf "$KS_JOBS_DIR" "$KS_TIMES"
+mkdir -p "$KS_JOBS_DIR"
 PASSED=0
 FAILED=0
-LOGS=$TOP/out/logs
+# shellcheck source=lib/suite.sh
+. test/lib/suite.sh
+# shellcheck source=lib/jobs.sh
+. test/lib/jobs.sh
+KS_T0=$(ks_now)
+export KS_T0
+
+KS_GROUP=setup timed "packages (test/lib/deps.sh)" bash test/lib/deps.sh ||
+	{ echo "0 passed, 1 failed"; exit 1; }
+
 # The grammar fuzzer's seed (test/fuzz_test.py): one per run, printed;
 # KS_FUZZ_SEED=N reruns a run's lines. 17,000 lines on each of the six
 # x86 kernels: over 100,000 a run.
 KS_FUZZ_SEED=${KS_FUZZ_SEED:-$(date +%s)}
 KS_FUZZ_LINES=${KS_FUZZ_LINES:-17000}
 echo "fuzz seed $KS_FUZZ_SEED (KS_FUZZ_SEED=$KS_FUZZ_SEED reruns its lines)"
-mkdir -p "$LOGS"
-
-# shellcheck source=lib/suite.sh
-. test/lib/suite.sh
-
-# The kstats tool: build (static too) and host unit tests on the nodes
-# captured under test/data/.
-run "kstats tool: builds, dynamic and static" bash test/tool-build.sh
-./tools/unit_test test/data >"$LOGS/tool-unit.result" 2>&1
-grep -E '^(FAIL|unit: )' "$LOGS/tool-unit.result" | sed 's/^/    [tool] /'
-add_counts "$LOGS/tool-unit.result"
-# The Python package (python/): its unit tests on test/data/ and parity
-# with the C tool's parser on every captured node.
-bash test/python-unit.sh >"$LOGS/python-unit.result" 2>&1
-grep -E '^(FAIL|ERROR|python: )' "$LOGS/python-unit.result" | sed 's/^/    [python] /'
-add_counts "$LOGS/python-unit.result"
-# Prometheus end to end: node_exporter and prometheus on loopback.
-bash test/prom-e2e.sh >"$LOGS/prom.result" 2>&1
-grep -E '^(FAIL|prom: )' "$LOGS/prom.result" | sed 's/^/    [prom] /'
-add_counts "$LOGS/prom.result"
-bash test/cli-test.sh >"$LOGS/cli.result" 2>&1
-grep -E '^(FAIL|cli: )' "$LOGS/cli.result" | sed 's/^/    [cli] /'
-add_counts "$LOGS/cli.result"
-bash test/plot-test.sh >"$LOGS/plot.result" 2>&1
-grep -E '^(FAIL|plot: )' "$LOGS/plot.result" | sed 's/^/    [plot] /'
-add_counts "$LOGS/plot.result"
-# The guest harness's own verdicts, on hand-written consoles.
-bash test/harness-test.sh >"$LOGS/harness.result" 2>&1
-grep -E '^(FAIL|harness: )' "$LOGS/harness.result" | sed 's/^/    [harness] /'
-add_counts "$LOGS/harness.result"
-
-# core_guests KVER: the foundation, _control, hook-engine, keyed-trace,
-# off-CPU and CPU hotplug guests of one kernel, built in out/KVER
-# (KS_KERNEL: its image, if not /boot/vmlinuz-KVER).
-core_guests() {
-	local k=$1 series
-	series=$(ks_kernel_series "$k")
-	guest_suite "$k" basic "guest boots, runs the foundation script" "" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
-	guest_suite "$k" trace "guest runs the _control script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask"
-	guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
-	guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstask" "out/tools/kstats"
-	guest_suite "$k" offcpu "guest runs the off-CPU trace script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstask" "out/tools/kstats"
-	# Each lost section counted once; GAP where sections are left out,
-	# at off-CPU switches and across a migration (test/counts_test.py).
-	guest_suite "$k" counts "guest counts lost sections once and GAPs as documented" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
-	# CPU 1 offline and online under traces: per-CPU counters, intervals
-	# and keyed rows keep every sample once (test/hotplug_test.py).
-	guest_suite "$k" hotplug "guest takes CPU 1 offline and online under traces" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
-	# The grammar fuzzer: the corpus, then KS_FUZZ_LINES lines of this
-	# run's seed; slub_debug=U lets it count kstats' live slab objects.
-	KS_APPEND="slub_debug=U,kmalloc-*" guest_suite "$k" fuzz \
-		"guest runs the grammar fuzzer (seed $KS_FUZZ_SEED)" \
-		"$KS_FUZZ_SEED $KS_FUZZ_LINES 1" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
-}
 
 mapfile -t KERNELS < <(ks_kernels)
-for series in 6.1 6.12; do
-	found=0
-	for k in "${KERNELS[@]}"; do
-		[[ $(ks_kernel_series "$k") == "$series" ]] && found=1
-	done
-	run "reference kernel $series installed" test "$found" = 1
+# shellcheck source=lib/suites.sh
+. test/lib/suites.sh
+# shellcheck source=lib/arm64.sh
+. test/lib/arm64.sh
+
+# The suite kernels asked for: "SUITE FLAVOUR" lines.
+SUITES=()
+for sk in "${KS_SUITE_KERNELS[@]}"; do
+	read -r suite flavour <<<"$sk"
+	want_kernel "$suite" "$suite-${flavour%-amd64}" "$suite-$flavour" || continue
+	want build sparse refusals basic trace engine keys offcpu counts hotplug fuzz || continue
+	SUITES+=("$sk")
 done
+# arm64 and the debug test kernel count as kernels for --kernel.
+WANT_ARM64=0
+want_kernel arm64 && want arm64 && WANT_ARM64=1
+WANT_DEBUG=0
+want_kernel debug && want kunit faults chaos && WANT_DEBUG=1
 
-# The README's first command, as a user runs it.
-bash test/demo-test.sh "$LOGS" >"$LOGS/demo.result" 2>&1
-grep -E '^(FAIL|demo: )' "$LOGS/demo.result" | sed 's/^/    [demo] /'
-add_counts "$LOGS/demo.result"
+# --- in the background: what later jobs download, fetched ahead ---------
+# Network and disk bound, beside the CPU-bound work. Each cache has its
+# lock, so a job that needs one waits for this fetch or does it itself;
+# nothing here is counted (the jobs' own steps are).
+prefetch() {
+	local sk suite flavour k ver
+	KS_GROUP=prefetch
+	if ((WANT_ARM64)); then
+		timed "arm64 host packages" ks_arm64_host_deps || echo "prefetch: arm64 host packages failed"
+		touch "$KS_JOBS_DIR/apt-done"
+		timed "arm64 busybox" ks_arm64_busybox >/dev/null || echo "prefetch: arm64 busybox failed"
+		while read -r k ver; do
+			timed "arm64 $k" ks_arm64_kernel_locked "$k" "$ver" >/dev/null ||
+				echo "prefetch: arm64 $k failed"
+		done < <(ks_arm64_kernels)
+	fi
+	touch "$KS_JOBS_DIR/apt-done"
+	if [[ $WANT_DEBUG == 1 ]] && want chaos || want pyguest peer bio offcpu; then
+		KS_ROOTFS_ONLY=1 timed "rootfs image" bash test/lib/rootfs.sh >/dev/null ||
+			echo "prefetch: rootfs image failed"
+	fi
+	for sk in "${SUITES[@]}"; do
+		read -r suite flavour <<<"$sk"
+		timed "chroot $suite" ks_suite_chroot "$suite" || { echo "prefetch: chroot $suite failed"; continue; }
+		k=$(ks_suite_kver "$suite" "$flavour") || continue
+		timed "image $k" ks_suite_image "$suite" "$k" >/dev/null || echo "prefetch: image $k failed"
+	done
+}
+# ks_wait_apt: the prefetch job's host package installs are over (they
+# change dpkg's architectures: no other apt may run then).
+ks_wait_apt() {
+	local i
+	for i in $(seq 1 900); do
+		[[ -e $KS_JOBS_DIR/apt-done || -e $KS_JOBS_DIR/prefetch.done ]] && return 0
+		sleep 1
+	done
+}
 
-run "checkpatch --strict" bash test/lint.sh checkpatch
-run "i386 build needs no libgcc helper (__udivdi3, __umoddi3, ...)" bash test/i386/check.sh
+# --- in the background: the debug test kernel's chain -------------------
+# Built from linux-source-6.12 on first use (about 14 minutes cold on two
+# cores, cached after), so it starts first. Then the chaos run and the
+# soak (test/chaos_test.py: about 16 minutes of one debug-kernel guest,
+# KASAN, lockdep, kmemleak, 4 vCPUs, Debian rootfs for python3) run in
+# the background beside the KUnit/stress guest and the fault guest.
+debug_chain() {
+	local chaos_pid="" t0 waited tree f
+	KS_GROUP=debug
+	timed "debug kernel build" bash test/debug-kernel/build.sh >"$LOGS/debug-kernel-build.log" 2>&1
+	if want chaos; then
+		t0=$(ks_now)
+		{
+			python3 test/chaos_test.py run "$LOGS/chaos" >"$LOGS/chaos.result" 2>&1
+			ks_time_add "$t0" "guest chaos and soak"
+		} &
+		chaos_pid=$!
+	fi
 
-for k in "${KERNELS[@]}"; do
-	run "$k: W=1 build, no warnings" bash test/build.sh "$k"
-	run "$k: src/ points down: each file includes and calls only those below it in the README's Tree" \
+	# The debug test kernel: KUnit suites, stress and fault tests under
+	# KASAN, lockdep and kmemleak.
+	if want kunit; then
+		run "debug kernel: builds, boots, runs KUnit and the stress script, clean console" \
+			bash test/debug-kernel/run.sh "$LOGS/debug"
+		for f in kunit debug; do
+			if [[ -f $LOGS/debug/$f.result ]]; then
+				grep -E '^(FAIL|kunit: |debug: )|not ok' "$LOGS/debug/$f.result" | sed 's/^/    [debug] /'
+				add_counts "$LOGS/debug/$f.result"
+			else
+				FAILED=$((FAILED + 1))
+			fi
+		done
+	fi
+
+	# Allocation failures on the same debug kernel (test/faults_test.py, with
+	# test/progs/failnth): every allocation of a trace write, an interval read
+	# and a KEY-NAME open fails in turn. The console holds the kernel's own
+	# reports of the vmalloc and per-CPU failures injected (warn_alloc()'s
+	# stack dumps of the failing task), so run-guest.sh's verdict is not the
+	# test's: the checker allows those alone, runs console-check.sh on the
+	# rest, and counts it. One vCPU, 512 MiB and acpi=off (ks_reboot to end
+	# it) keep its boot and kmemleak's scans short: ACPI's and PCI's probing
+	# took 40 s of a loaded host's boot under KASAN. It needs out/debug,
+	# which test/debug-kernel/run.sh builds.
+	if want faults; then
+		tree=$(bash test/debug-kernel/build.sh 2>/dev/null | tail -n 1)
+		want kunit || KDIR=$tree bash test/build.sh debug >"$LOGS/faults-build.log" 2>&1
+		python3 test/faults_test.py gen "$LOGS/faults-debug.sh"
+		t0=$(ks_now)
+		KS_KERNEL=$tree/arch/x86/boot/bzImage KS_SMP=1 KS_QEMU_MEM=512 KS_TIMEOUT=900 \
+			KS_APPEND="rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 acpi=off ks_reboot" \
+			bash test/lib/run-guest.sh debug "$LOGS/faults-debug.sh" "$LOGS/guest-faults-debug.console" \
+			out/debug/kstats.ko out/debug/kstats_test_target.ko out/debug/failnth \
+			>"$LOGS/faults-guest.log" 2>&1
+		ks_time_add "$t0" "guest faults"
+		python3 test/faults_test.py check "$LOGS/guest-faults-debug.console" >"$LOGS/faults.result" 2>&1
+		grep -E '^(FAIL|faults: )' "$LOGS/faults.result" | sed 's/^/    [debug] /'
+		add_counts "$LOGS/faults.result"
+	fi
+
+	if [[ -n $chaos_pid ]]; then
+		waited=$SECONDS
+		wait "$chaos_pid"
+		echo "    [chaos] waited $((SECONDS - waited)) s for it here"
+		grep -E '^(FAIL|chaos: )' "$LOGS/chaos.result" | sed 's/^/    [chaos] /'
+		add_counts "$LOGS/chaos.result"
+	fi
+}
+
+((WANT_DEBUG)) && ks_job_start debug debug_chain
+ks_job_start prefetch prefetch
+
+# --- in the foreground: the host's own tests, then the demo --------------
+KS_GROUP=host
+# The kstats tool (static too): the guests of every kernel run it.
+run "kstats tool: builds, dynamic and static" bash test/tool-build.sh
+if want_host host; then
+	# Host unit tests on the nodes captured under test/data/.
+	counted tool "$LOGS/tool-unit.result" '^(FAIL|unit: )' ./tools/unit_test test/data
+	# The Python package (python/): its unit tests on test/data/ and parity
+	# with the C tool's parser on every captured node.
+	counted python "$LOGS/python-unit.result" '^(FAIL|ERROR|python: )' bash test/python-unit.sh
+	# Prometheus end to end: node_exporter and prometheus on loopback.
+	counted prom "$LOGS/prom.result" '^(FAIL|prom: )' bash test/prom-e2e.sh
+	counted cli "$LOGS/cli.result" '^(FAIL|cli: )' bash test/cli-test.sh
+	counted plot "$LOGS/plot.result" '^(FAIL|plot: )' bash test/plot-test.sh
+	# The guest harness's own verdicts, on hand-written consoles.
+	counted harness "$LOGS/harness.result" '^(FAIL|harness: )' bash test/harness-test.sh
+	for series in 6.1 6.12; do
+		found=0
+		for k in "${KERNELS[@]}"; do
+			[[ $(ks_kernel_series "$k") == "$series" ]] && found=1
+		done
+		run "reference kernel $series installed" test "$found" = 1
+	done
+fi
+
+# The kernels' W=1 builds done here (the demo's kernel): their jobs skip it.
+declare -A BUILT=()
+# build_check KVER: the W=1 build check, once per kernel.
+build_check() {
+	[[ -n ${BUILT[$1]:-} ]] && return 0
+	BUILT[$1]=1
+	KS_STEP="build" run "$1: W=1 build, no warnings" bash test/build.sh "$1"
+}
+
+# The README's first command, as a user runs it. It builds the newest
+# kernel's modules incrementally (KS_INCREMENTAL) and the tool in place:
+# after that kernel's W=1 build, so that it rebuilds nothing, and before
+# any guest job starts, since it rewrites out/KVER and out/tools.
+if want_host demo; then
+	[[ ${#KERNELS[@]} -gt 0 ]] && KS_GROUP=${KERNELS[-1]} build_check "${KERNELS[-1]}"
+	counted demo "$LOGS/demo.result" '^(FAIL|demo: )' bash test/demo-test.sh "$LOGS"
+fi
+
+# --- jobs, side by side ---------------------------------------------------
+
+# kernel_job KVER: W=1 build, layers, sparse, Kbuild refusals and every
+# guest of one of Debian 12's stock kernels, built in out/KVER.
+kernel_job() {
+	local k=$1 series
+	KS_GROUP=$k
+	series=$(ks_kernel_series "$k")
+	build_check "$k"
+	want layers && run "$k: src/ points down: each file includes and calls only those below it in the README's Tree" \
 		python3 test/layers.py README "out/$k/tree"
-	run "$k: sparse" bash test/lint.sh sparse "$k"
-	run "$k: Kbuild refuses kernels without what kstats needs, or with kCFI" \
+	want sparse && run "$k: sparse" bash test/lint.sh sparse "$k"
+	want refusals && run "$k: Kbuild refuses kernels without what kstats needs, or with kCFI" \
 		bash test/kbuild-refusals.sh "$k"
-	[[ -f out/$k/kstats.ko ]] || continue
+	[[ -f out/$k/kstats.ko ]] || return 0
 
 	core_guests "$k"
-	guest_suite "$k" tool "guest runs the kstats tool against live metrics" "" \
+	want tool && guest_suite "$k" tool "guest runs the kstats tool against live metrics" "" \
 		"out/$k/kstats.ko" "out/tools/kstats"
 
 	# import kstats in the Debian rootfs guest (python3): a real script.
-	bash test/python-guest.sh "$k" "$LOGS" >"$LOGS/python-$k.result" 2>&1
-	grep -E '^(FAIL|pyguest: )' "$LOGS/python-$k.result" | sed "s/^/    [$k] /"
-	add_counts "$LOGS/python-$k.result"
+	want pyguest && counted "$k" "$LOGS/python-$k.result" '^(FAIL|pyguest: )' \
+		bash test/python-guest.sh "$k" "$LOGS"
 
 	# Off-CPU waits against bpftrace's count of the same waits (rootfs guest).
-	bash test/offcpu-peer.sh "$k" "$LOGS" >"$LOGS/offcpu-peer-$k.result" 2>&1
-	grep -E '^(FAIL|peer: )' "$LOGS/offcpu-peer-$k.result" | sed "s/^/    [$k] /"
-	add_counts "$LOGS/offcpu-peer-$k.result"
+	want peer offcpu && counted "$k" "$LOGS/offcpu-peer-$k.result" '^(FAIL|peer: )' \
+		bash test/offcpu-peer.sh "$k" "$LOGS"
 
-	bash test/bio-peer.sh "$k" "$LOGS" >"$LOGS/bio-peer-$k.result" 2>&1
-	grep -E '^(FAIL|bio: |@@FIGURES)' "$LOGS/bio-peer-$k.result" | sed "s/^/    [$k] /"
-	add_counts "$LOGS/bio-peer-$k.result"
+	want bio && counted "$k" "$LOGS/bio-peer-$k.result" '^(FAIL|bio: |@@FIGURES)' \
+		bash test/bio-peer.sh "$k" "$LOGS"
 
-	run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
+	want debugfs && run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"
 
 	# Guest instructions per event, counted by a QEMU plugin (repeatable
 	# within 1 %, unlike TCG timings): kstats' own share for the default
 	# trace must stay within 5 % of the committed baseline.
-	[[ $(ks_kernel_series "$k") == 6.12 ]] &&
+	if want insn && [[ $series == 6.12 ]]; then
 		run "$k: kstats' own instructions per event (default trace, QEMU plugin count) within 5 % of bench/results/insn-baseline.txt" \
 			env KS_BENCH_BUILT=1 bash test/insn-guard.sh "$k"
-done
+	fi
+	return 0
+}
 
-# The chaos run and the soak (test/chaos_test.py): about 16 minutes of one
-# debug-kernel guest (KASAN, lockdep, kmemleak; 4 vCPUs, Debian rootfs for
-# python3), run in the background beside the suite kernels' guests below
-# (each guest is one host thread) and collected before the summary. The
-# debug kernel is built here, before it starts (cached; the debug run at
-# the end finds it).
-bash test/debug-kernel/build.sh >"$LOGS/debug-kernel-build.log" 2>&1
-python3 test/chaos_test.py run "$LOGS/chaos" >"$LOGS/chaos.result" 2>&1 &
-CHAOS_PID=$!
+# core_guests KVER: the foundation, _control, hook-engine, keyed-trace,
+# off-CPU, lost-section, CPU hotplug and fuzzer guests of one kernel,
+# built in out/KVER (KS_KERNEL: its image, if not /boot/vmlinuz-KVER).
+core_guests() {
+	local k=$1 series
+	series=$(ks_kernel_series "$k")
+	want basic && guest_suite "$k" basic "guest boots, runs the foundation script" "" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
+	want trace && guest_suite "$k" trace "guest runs the _control script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask"
+	want engine && guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
+	want keys && guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstask" "out/tools/kstats"
+	want offcpu && guest_suite "$k" offcpu "guest runs the off-CPU trace script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstask" "out/tools/kstats"
+	# Each lost section counted once; GAP where sections are left out,
+	# at off-CPU switches and across a migration (test/counts_test.py).
+	want counts && guest_suite "$k" counts "guest counts lost sections once and GAPs as documented" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
+	# CPU 1 offline and online under traces: per-CPU counters, intervals
+	# and keyed rows keep every sample once (test/hotplug_test.py).
+	want hotplug && guest_suite "$k" hotplug "guest takes CPU 1 offline and online under traces" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
+	# The grammar fuzzer: the corpus, then KS_FUZZ_LINES lines of this
+	# run's seed; slub_debug=U lets it count kstats' live slab objects.
+	want fuzz && KS_APPEND="slub_debug=U,kmalloc-*" guest_suite "$k" fuzz \
+		"guest runs the grammar fuzzer (seed $KS_FUZZ_SEED)" \
+		"$KS_FUZZ_SEED $KS_FUZZ_LINES 1" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
+	return 0
+}
 
-# Debian 13's and Debian unstable's current kernels, generic and
-# PREEMPT_RT: each built in a chroot of its suite with that suite's
-# compiler and headers (test/lib/suites.sh), and its stock image booted
-# with the foundation, _control, hook-engine and keyed-trace scripts.
-# shellcheck source=lib/suites.sh
-. test/lib/suites.sh
-for sk in "${KS_SUITE_KERNELS[@]}"; do
-	read -r suite flavour <<<"$sk"
-	k=""
+# suite_job "SUITE FLAVOUR": Debian 13's or Debian unstable's current
+# kernel, generic or PREEMPT_RT: built in a chroot of its suite with that
+# suite's compiler and headers (test/lib/suites.sh), and its stock image
+# booted with the core guests.
+suite_job() {
+	local suite flavour k="" img=""
+	read -r suite flavour <<<"$1"
+	KS_GROUP="$suite $flavour"
 	if ks_suite_chroot "$suite" 2>>"$LOGS/suite-$suite.log"; then
 		k=$(ks_suite_kver "$suite" "$flavour")
 	fi
-	img=""
 	[[ -n $k ]] && img=$(ks_suite_image "$suite" "$k" 2>>"$LOGS/suite-$suite.log")
 	run "$suite $flavour: chroot, current kernel ${k:-?} and its image" test -n "$img"
-	[[ -n $img ]] || { tail -n 20 "$LOGS/suite-$suite.log"; continue; }
-	run "$k: W=1 build in a $suite chroot, no warnings" \
+	[[ -n $img ]] || { tail -n 20 "$LOGS/suite-$suite.log"; return 0; }
+	KS_GROUP=$k
+	KS_STEP=build run "$k: W=1 build in a $suite chroot, no warnings" \
 		ks_suite_in "$suite" bash test/build.sh "$k"
-	run "$k: sparse" ks_suite_in "$suite" bash test/lint.sh sparse "$k"
-	run "$k: Kbuild refuses kernels without what kstats needs, or with kCFI" \
+	want sparse && run "$k: sparse" ks_suite_in "$suite" bash test/lint.sh sparse "$k"
+	want refusals && run "$k: Kbuild refuses kernels without what kstats needs, or with kCFI" \
 		ks_suite_in "$suite" bash test/kbuild-refusals.sh "$k"
-	[[ -f out/$k/kstats.ko ]] || continue
+	[[ -f out/$k/kstats.ko ]] || return 0
 	KS_KERNEL=$img core_guests "$k"
-done
+}
 
 # arm64: the same 6.1 and 6.12 kernels of Debian's arm64 port, cross-built
 # for and booted in qemu-system-aarch64: build, sparse, foundation and
 # _control tests (test/arm64/run.sh; its own PASS/FAIL lines are counted).
-bash test/arm64/run.sh "$LOGS/arm64" >"$LOGS/arm64.result" 2>&1
-grep -E '^(FAIL|aarch: |    \[)' "$LOGS/arm64.result" | sed 's/^/    [arm64] /'
-add_counts "$LOGS/arm64.result"
+# Its steps are timed by test/arm64/run.sh itself, as group arm64.
+arm64_job() {
+	export KS_GROUP=arm64
+	ks_wait_apt
+	bash test/arm64/run.sh "$LOGS/arm64" >"$LOGS/arm64.result" 2>&1
+	grep -E '^(FAIL|aarch: |    \[)' "$LOGS/arm64.result" | sed 's/^/    [arm64] /'
+	add_counts "$LOGS/arm64.result"
+}
 
 # Debian package, DKMS, and modprobe of what DKMS installed, in guests.
-bash test/package.sh >"$LOGS/package.result" 2>&1
-grep -E '^(FAIL|package: )' "$LOGS/package.result" | sed 's/^/    [package] /'
-add_counts "$LOGS/package.result"
+package_job() {
+	KS_GROUP=package
+	ks_wait_apt
+	counted package "$LOGS/package.result" '^(FAIL|package: )' bash test/package.sh
+}
 
-# The debug test kernel: KUnit suites, stress and fault tests under
-# KASAN, lockdep and kmemleak. Built from linux-source-6.12 on first use.
-run "debug kernel: builds, boots, runs KUnit and the stress script, clean console" \
-	bash test/debug-kernel/run.sh "$LOGS/debug"
-for f in kunit debug; do
-	if [[ -f $LOGS/debug/$f.result ]]; then
-		grep -E '^(FAIL|kunit: |debug: )|not ok' "$LOGS/debug/$f.result" | sed 's/^/    [debug] /'
-		add_counts "$LOGS/debug/$f.result"
-	else
-		FAILED=$((FAILED + 1))
-	fi
+lint_job() {
+	KS_GROUP=lint
+	want lint && run "checkpatch --strict" bash test/lint.sh checkpatch
+	want i386 && run "i386 build needs no libgcc helper (__udivdi3, __umoddi3, ...)" bash test/i386/check.sh
+	return 0
+}
+
+# The jobs, longest first where it helps: the stock kernels (the newest
+# first), arm64, the package, lint, then the newer suites' kernels (whose
+# chroots the prefetch job makes meanwhile).
+JOBS=()
+for ((i = ${#KERNELS[@]} - 1; i >= 0; i--)); do
+	k=${KERNELS[i]}
+	want_kernel "$k" "$(ks_kernel_series "$k")" && want build "${KERNEL_AREAS[@]}" && JOBS+=("kernel $k")
 done
+((WANT_ARM64)) && JOBS+=("arm64")
+want_host package && JOBS+=("package")
+want_host lint i386 && JOBS+=("lint")
+for sk in "${SUITES[@]}"; do JOBS+=("suite $sk"); done
 
-# Allocation failures on the same debug kernel (test/faults_test.py, with
-# test/progs/failnth): every allocation of a trace write, an interval read
-# and a KEY-NAME open fails in turn. The console holds the kernel's own
-# reports of the vmalloc and per-CPU failures injected (warn_alloc()'s
-# stack dumps of the failing task), so run-guest.sh's verdict is not the
-# test's: the checker allows those alone, runs console-check.sh on the
-# rest, and counts it. One vCPU, 512 MiB and acpi=off (ks_reboot to end
-# it) keep its boot and kmemleak's scans short: ACPI's and PCI's probing
-# took 40 s of a loaded host's boot under KASAN.
-tree=$(bash test/debug-kernel/build.sh 2>/dev/null | tail -n 1)
-python3 test/faults_test.py gen "$LOGS/faults-debug.sh"
-KS_KERNEL=$tree/arch/x86/boot/bzImage KS_SMP=1 KS_QEMU_MEM=512 KS_TIMEOUT=900 \
-	KS_APPEND="rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 acpi=off ks_reboot" \
-	bash test/lib/run-guest.sh debug "$LOGS/faults-debug.sh" "$LOGS/guest-faults-debug.console" \
-	out/debug/kstats.ko out/debug/kstats_test_target.ko out/debug/failnth \
-	>"$LOGS/faults-guest.log" 2>&1
-python3 test/faults_test.py check "$LOGS/guest-faults-debug.console" >"$LOGS/faults.result" 2>&1
-grep -E '^(FAIL|faults: )' "$LOGS/faults.result" | sed 's/^/    [debug] /'
-add_counts "$LOGS/faults.result"
+names=()
+for j in "${JOBS[@]}"; do
+	read -r kind arg <<<"$j"
+	name=${j// /-}
+	ks_job_throttle "$KS_JOBS" "${names[@]}"
+	case $kind in
+	kernel) ks_job_start "$name" kernel_job "$arg" ;;
+	suite) ks_job_start "$name" suite_job "$arg" ;;
+	arm64) ks_job_start "$name" arm64_job ;;
+	package) ks_job_start "$name" package_job ;;
+	lint) ks_job_start "$name" lint_job ;;
+	esac
+	names+=("$name")
+done
+ks_job_wait_all
 
-waited=$SECONDS
-wait "$CHAOS_PID"
-echo "    [chaos] waited $((SECONDS - waited)) s for it here"
-grep -E '^(FAIL|chaos: )' "$LOGS/chaos.result" | sed 's/^/    [chaos] /'
-add_counts "$LOGS/chaos.result"
-
+ks_time_table "$((($(ks_now) - KS_T0) / 1000000))"
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -50,7 +50,7 @@ MT=tcg,thread=multi ST=tcg,thread=single
 for kv in "${KERNELS[@]}"; do
 	read -r k ver <<<"$kv"
 	series=$(ks_kernel_series "$k")
-	if ! dir=$(ks_arm64_kernel "$k" "$ver" 2>"$LOGS/fetch-$k.log"); then
+	if ! dir=$(ks_arm64_kernel_locked "$k" "$ver" 2>"$LOGS/fetch-$k.log"); then
 		FAILED=$((FAILED + 1))
 		echo "FAIL $k: fetch Debian's arm64 image and headers"
 		tail -n 20 "$LOGS/fetch-$k.log"

@@ -95,9 +95,20 @@ ks_arm64_kernel() {
 	echo "$dir"
 }
 
+# ks_arm64_kernel_locked KVER VERSION: ks_arm64_kernel, one caller at a
+# time per KVER (test/run-all.sh fetches ahead beside the arm64 job).
+ks_arm64_kernel_locked() (
+	mkdir -p "$KS_ARM64_CACHE"
+	exec 7>"$KS_ARM64_CACHE/arm64-$1.lock"
+	flock 7
+	ks_arm64_kernel "$@"
+)
+
 # ks_arm64_busybox: the static arm64 busybox, unpacked; prints its path.
-ks_arm64_busybox() {
-	local ver dir
+ks_arm64_busybox() (
+	mkdir -p "$KS_ARM64_CACHE"
+	exec 7>"$KS_ARM64_CACHE/arm64-busybox.lock"
+	flock 7
 	ver=$(apt-cache policy busybox-static:arm64 | awk '/Candidate:/ {print $2}')
 	[[ -n $ver && $ver != "(none)" ]] || { ks_apt update -q >&2; ver=$(apt-cache policy busybox-static:arm64 | awk '/Candidate:/ {print $2}'); }
 	dir=$KS_ARM64_CACHE/arm64-busybox-${ver//:/_}
@@ -111,4 +122,4 @@ ks_arm64_busybox() {
 		mv "$dir.tmp" "$dir"
 	fi
 	echo "$dir/bin/busybox"
-}
+)

@@ -1,12 +1,43 @@
 # shellcheck shell=bash
 # The bookkeeping of test/run-all.sh and test/arm64/run.sh: each sets
 # LOGS, PASSED=0 and FAILED=0, sources this file and ends with its sums.
+#
+# Timing: when KS_TIMES names a file (test/run-all.sh exports it), every
+# step (run, guest_suite, counted, timed) appends one line to it,
+# "SECONDS<TAB>GROUP<TAB>STEP", GROUP being KS_GROUP (a kernel, host,
+# debug, arm64, ...). test/run-all.sh prints them as a table at the end.
+
+# ks_now: microseconds since the epoch.
+ks_now() {
+	local t=$EPOCHREALTIME
+	echo "${t//[!0-9]/}"
+}
+
+# ks_time_add T0 STEP: record STEP as taking from T0 (ks_now) to now.
+ks_time_add() {
+	[[ -n ${KS_TIMES:-} ]] || return 0
+	local d=$(($(ks_now) - $1))
+	printf '%d.%d\t%s\t%s\n' $((d / 1000000)) $((d % 1000000 / 100000)) \
+		"${KS_GROUP:-main}" "$2" >>"$KS_TIMES"
+}
+
+# timed STEP CMD...: run CMD (its output unchanged), recording its time.
+timed() {
+	local step=$1 t0 rc=0
+	shift
+	t0=$(ks_now)
+	"$@" || rc=$?
+	ks_time_add "$t0" "$step"
+	return "$rc"
+}
 
 # run NAME CMD...: one check, pass if CMD exits 0; its output goes to a log.
+# Timed as KS_STEP if set (guest_suite sets it), else as NAME.
 run() {
-	local name=$1 log
+	local name=$1 log t0
 	shift
 	log=$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log
+	t0=$(ks_now)
 	if "$@" >"$log" 2>&1; then
 		PASSED=$((PASSED + 1))
 		echo "PASS $name"
@@ -15,6 +46,7 @@ run() {
 		echo "FAIL $name (log: $log)"
 		tail -n 30 "$log" | sed 's/^/    /'
 	fi
+	ks_time_add "$t0" "${KS_STEP:-$name}"
 }
 
 # add_counts LOG: add a checker's "X: N passed, M failed" line to the totals.
@@ -31,11 +63,26 @@ add_counts() {
 	FAILED=$((FAILED + $4))
 }
 
+# counted TAG RESULT PATTERN CMD...: a checker that prints its own
+# "X: N passed, M failed": CMD's output goes to RESULT, its lines that
+# match PATTERN (grep -E) are shown prefixed with [TAG], its counts are
+# added. Timed as the RESULT file's name.
+counted() {
+	local tag=$1 result=$2 pattern=$3 t0
+	shift 3
+	t0=$(ks_now)
+	"$@" >"$result" 2>&1
+	grep -E "$pattern" "$result" | sed "s/^/    [$tag] /"
+	add_counts "$result"
+	ks_time_add "$t0" "$(basename "$result" .result)"
+}
+
 # guest_suite KVER NAME TITLE "GEN ARGS" FILE...: test/NAME_test.py writes
 # the guest script, the kernel boots it with FILEs under /modules/, and
 # the same checker counts what the console shows.
 guest_suite() {
 	local k=$1 name=$2 title=$3 gen=$4 script console result
+	local KS_STEP="guest $name"
 	shift 4
 	script=$LOGS/$name-$k.sh
 	console=$LOGS/guest-$name-$k.console

@@ -16,6 +16,7 @@ KS_SUITE_CACHE=${KS_CACHE:-/var/cache/kstats}
 # and sparse (the suite's own, for the lint check).
 KS_SUITE_PKGS=(linux-headers-amd64 linux-headers-rt-amd64 sparse kmod)
 # The kernels the suite runs on top of Debian 12's: SUITE FLAVOUR.
+# shellcheck disable=SC2034 # used by test/run-all.sh
 KS_SUITE_KERNELS=("trixie amd64" "trixie rt-amd64" "sid amd64" "sid rt-amd64")
 
 ks_suite_mirror() {
@@ -34,6 +35,7 @@ ks_suite_in() {
 	shift
 	root=$KS_SUITE_CACHE/chroot-$suite
 	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	unshare -m -- bash -c '
 		set -e
 		root=$1 top=$2
@@ -79,6 +81,7 @@ ks_suite_chroot() {
 # ks_suite_kver SUITE FLAVOUR: the KVER the chroot's meta package points at.
 ks_suite_kver() {
 	local h
+	# shellcheck disable=SC2016 # a dpkg-query format
 	h=$(ks_suite_in "$1" dpkg-query -W -f='${Depends}' "linux-headers-$2" |
 		grep -oE "linux-headers-[0-9][^ ,]*-$2" | head -n1)
 	[[ -n $h ]] && echo "${h#linux-headers-}"
@@ -86,22 +89,30 @@ ks_suite_kver() {
 
 # ks_suite_image SUITE KVER: unpack KVER's stock image; prints its vmlinuz.
 # sid ships the image in linux-binary-KVER (under /usr/lib/modules/KVER),
-# trixie in linux-image-KVER (under /boot).
-ks_suite_image() {
-	local suite=$1 kver=$2 dir tmp deb p
+# trixie in linux-image-KVER (under /boot). One caller at a time per KVER
+# (test/run-all.sh fetches ahead beside the suite's own job); each KVER
+# downloads into a directory of its own in the chroot, so the two flavours
+# of a suite can be fetched at once.
+ks_suite_image() (
+	suite=$1 kver=$2
 	dir=$KS_SUITE_CACHE/image-$kver
+	dl=/tmp/ks-image-$kver
+	mkdir -p "$KS_SUITE_CACHE"
+	exec 7>"$dir.lock"
+	flock 7
 	if [[ ! -f $dir/.kstats-ready ]]; then
 		rm -rf "$dir"
 		tmp=$(mktemp -d "$KS_SUITE_CACHE/image.XXXXXX")
-		mkdir -p "$KS_SUITE_CACHE/chroot-$suite/tmp/ks-image"
+		rm -rf "$KS_SUITE_CACHE/chroot-$suite$dl"
+		mkdir -p "$KS_SUITE_CACHE/chroot-$suite$dl"
 		for p in "linux-binary-$kver" "linux-image-$kver"; do
-			ks_suite_in "$suite" sh -c "cd /tmp/ks-image && apt-get download -q $p" \
+			ks_suite_in "$suite" sh -c "cd $dl && apt-get download -q $p" \
 				>&2 2>/dev/null && break
 		done
-		deb=$(ls "$KS_SUITE_CACHE/chroot-$suite/tmp/ks-image/"*.deb 2>/dev/null | head -n1)
-		[[ -n $deb ]] || { echo "suites: no image package for $kver" >&2; rm -rf "$tmp"; return 1; }
+		deb=$(find "$KS_SUITE_CACHE/chroot-$suite$dl" -name '*.deb' | head -n1)
+		[[ -n $deb ]] || { echo "suites: no image package for $kver" >&2; rm -rf "$tmp"; exit 1; }
 		dpkg-deb -x "$deb" "$tmp/root"
-		rm -rf "$KS_SUITE_CACHE/chroot-$suite/tmp/ks-image"
+		rm -rf "$KS_SUITE_CACHE/chroot-$suite$dl"
 		mkdir -p "$dir"
 		for p in "$tmp/root/boot/vmlinuz-$kver" "$tmp/root/usr/lib/modules/$kver/vmlinuz" \
 			"$tmp/root/lib/modules/$kver/vmlinuz"; do
@@ -112,8 +123,8 @@ ks_suite_image() {
 			[[ -f $p ]] && cp "$p" "$dir/config" && break
 		done
 		rm -rf "$tmp"
-		[[ -f $dir/vmlinuz ]] || { echo "suites: no vmlinuz in the image package of $kver" >&2; return 1; }
+		[[ -f $dir/vmlinuz ]] || { echo "suites: no vmlinuz in the image package of $kver" >&2; exit 1; }
 		touch "$dir/.kstats-ready"
 	fi
 	echo "$dir/vmlinuz"
-}
+)

@@ -1,0 +1,118 @@
+# shellcheck shell=bash
+# Jobs of test/run-all.sh: a part of the run (one kernel's builds and
+# guests, the debug kernel's chain, arm64, ...) started in the background
+# beside others, with its own output and its own counts, so that nothing
+# it prints or counts is lost:
+#   ks_job_start NAME CMD...  runs CMD (a function that uses run,
+#     guest_suite, counted, add_counts) in a subshell with PASSED=0 and
+#     FAILED=0; everything it prints goes to $KS_JOBS_DIR/NAME.out, its
+#     "PASSED FAILED" to NAME.counts when it ends.
+#   ks_job_reap  prints the output of every job that has ended (once),
+#     adds its counts to PASSED and FAILED; a job that ended without its
+#     counts (killed, or exited early) counts as one failure.
+#   ks_job_throttle MAX NAME...  reaps until fewer than MAX of NAMEs run.
+#   ks_job_wait_all  reaps until every job has been reaped.
+# Each job's wall time ("START END NAME", seconds from KS_T0) goes to
+# $KS_JOBS_DIR/lanes for the time table. Requires test/lib/suite.sh.
+
+declare -A KS_JOB_PID=() KS_JOB_REAPED=()
+KS_JOB_NAMES=()
+
+ks_job_start() {
+	local name=$1
+	shift
+	rm -f "$KS_JOBS_DIR/$name".{out,counts,done}
+	# shellcheck disable=SC2030 # the job's own counts, reaped from its file
+	(
+		# shellcheck disable=SC2064 # the name now
+		trap "touch '$KS_JOBS_DIR/$name.done'" EXIT
+		PASSED=0
+		FAILED=0
+		t0=$(ks_now)
+		"$@"
+		echo "$PASSED $FAILED" >"$KS_JOBS_DIR/$name.counts"
+		echo "$(((t0 - KS_T0) / 1000000)) $((($(ks_now) - KS_T0) / 1000000)) $name" \
+			>>"$KS_JOBS_DIR/lanes"
+	) </dev/null >"$KS_JOBS_DIR/$name.out" 2>&1 &
+	KS_JOB_PID[$name]=$!
+	KS_JOB_NAMES+=("$name")
+	echo "== started $name (output: $KS_JOBS_DIR/$name.out)"
+}
+
+# ks_job_ended NAME: its EXIT trap ran, or its process is gone.
+ks_job_ended() {
+	[[ -e $KS_JOBS_DIR/$1.done ]] || ! kill -0 "${KS_JOB_PID[$1]}" 2>/dev/null
+}
+
+ks_job_reap() {
+	local name p f
+	for name in "${KS_JOB_NAMES[@]}"; do
+		[[ -z ${KS_JOB_REAPED[$name]:-} ]] || continue
+		ks_job_ended "$name" || continue
+		wait "${KS_JOB_PID[$name]}" 2>/dev/null
+		KS_JOB_REAPED[$name]=1
+		echo "== $name:"
+		cat "$KS_JOBS_DIR/$name.out"
+		if read -r p f 2>/dev/null <"$KS_JOBS_DIR/$name.counts" &&
+			[[ $p =~ ^[0-9]+$ && $f =~ ^[0-9]+$ ]]; then
+			# shellcheck disable=SC2031 # the totals of the calling shell
+			PASSED=$((PASSED + p))
+			# shellcheck disable=SC2031
+			FAILED=$((FAILED + f))
+		else
+			FAILED=$((FAILED + 1))
+			echo "FAIL $name: the job ended without its counts (output: $KS_JOBS_DIR/$name.out)"
+		fi
+	done
+}
+
+ks_job_throttle() {
+	local max=$1 name n
+	shift
+	while :; do
+		ks_job_reap
+		n=0
+		for name in "$@"; do
+			[[ -n ${KS_JOB_PID[$name]:-} ]] && ! ks_job_ended "$name" && n=$((n + 1))
+		done
+		((n < max)) && return 0
+		sleep 2
+	done
+}
+
+ks_job_wait_all() {
+	local name left
+	while :; do
+		ks_job_reap
+		left=0
+		for name in "${KS_JOB_NAMES[@]}"; do
+			[[ -n ${KS_JOB_REAPED[$name]:-} ]] || left=1
+		done
+		((left)) || return 0
+		sleep 2
+	done
+}
+
+# ks_time_table: where the time went, from KS_TIMES and the lanes file:
+# each job's wall span, the sum of the steps of each group (kernel, host,
+# debug, ...), and the steps, longest first (those under KS_TIME_MIN s,
+# default 2, summed on one line).
+ks_time_table() {
+	local total=$1
+	echo "== time table: $total s in all (steps: $KS_TIMES)"
+	if [[ -s $KS_JOBS_DIR/lanes ]]; then
+		echo "   jobs, side by side (s from the start):"
+		sort -n "$KS_JOBS_DIR/lanes" |
+			awk '{ printf "   %5d..%-5d %5d s  %s\n", $1, $2, $2 - $1, $3 }'
+	fi
+	[[ -s $KS_TIMES ]] || return 0
+	echo "   per kernel or group (sum of its steps):"
+	awk -F'\t' '{ s[$2] += $1; n[$2]++ }
+		END { for (g in s) printf "   %7.1f s  %-28s %d steps\n", s[g], g, n[g] }' "$KS_TIMES" |
+		sort -k1,1 -rn
+	echo "   per step, longest first:"
+	sort -t$'\t' -k1,1 -rn "$KS_TIMES" | awk -F'\t' -v min="${KS_TIME_MIN:-2}" '
+		$1 >= min { printf "   %7.1f s  %-28s %s\n", $1, $2, $3; next }
+		{ rest += $1; nrest++ }
+		END { if (nrest) printf "   %7.1f s  (%d steps under %s s each)\n", rest, nrest, min }'
+}
