@@ -24,9 +24,9 @@
  *				msleep(MS), kst_section_end()
  *	deep DEPTH US N		N rounds of DEPTH nested sections, 1..16:
  *				each kst_section_begin(), spin US, the
- *				inner one, kst_section_end(): the section
- *				at depth K (from 1) holds DEPTH - K + 1
- *				spins
+ *				inner one, spin US, kst_section_end(): the
+ *				section at depth K (from 1) holds
+ *				2 (DEPTH - K + 1) spins
  *	leftout US N		N rounds of a section kst_ret_long(1, 0) to
  *				kst_section_end() around another from
  *				kst_ret_long(0, 0), which "if arg0:u32&1"
@@ -230,6 +230,7 @@ static void kst_deep(unsigned int depth, unsigned int us)
 	kst_spin(us);
 	if (depth > 1)
 		kst_deep(depth - 1, us);
+	kst_spin(us);
 	kst_section_end();
 }
 
