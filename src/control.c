@@ -166,9 +166,9 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 		if (err)
 			return err;
 	}
-	if (req->match.expire_ns && !req->match.on)
+	if (req->match.expire_ns && !req->end[0])
 		return ks_why(req, why,
-			      "expire bounds the age of a matched start: give match");
+			      "expire bounds the age of a section's start: give end");
 	if (req->match.repeat_given && !req->match.on)
 		return ks_why(req, why,
 			      "repeat says which start of an object is kept: give match");

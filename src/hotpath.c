@@ -221,6 +221,27 @@ void KS_DIRECT_ONLY notrace ks_starts_drop_task(struct ks_starts *st,
 }
 
 /**
+ * ks_section_left_out() - a section of @task starts now, left out by a
+ * filter on the start (cpu, if)
+ * @t: the trace, with a start table
+ * @task: whose section it is
+ * @level: its context level (interrupt_context_level())
+ *
+ * Neither a sample nor a miss; but its end must close it, not the
+ * innermost section of @task still open.
+ *
+ * Context: a probe handler, preemption off.
+ */
+void KS_DIRECT_ONLY notrace ks_section_left_out(struct ks_trace *t,
+						struct task_struct *task,
+						unsigned int level)
+{
+	/* A task filtered out ends no section either. */
+	if (ks_filter_task(&t->req.filter, task))
+		ks_starts_mark(t->starts, ks_section_key(task, level));
+}
+
+/**
  * ks_section_end() - a section of @task ends now
  * @t: the trace, with a start table
  * @task: whose section it is
@@ -228,7 +249,9 @@ void KS_DIRECT_ONLY notrace ks_starts_drop_task(struct ks_starts *st,
  * @ret: the end function's return address when the probe is at its
  *       entry, else 0 (see ks_anchor)
  *
- * Closes the innermost section open at this context level.
+ * Closes the innermost section open at this context level, whether its
+ * start was recorded or only marked (ks_starts_mark()). A start older
+ * than the trace's expire is no sample: it is counted (expired).
  *
  * Context: a probe handler, preemption off.
  */
@@ -237,6 +260,7 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 					   unsigned int level,
 					   unsigned long ret)
 {
+	const void *key = ks_section_key(task, level);
 	struct ks_tag tag;
 	u8 *busy;
 	u64 now, start;
@@ -251,22 +275,33 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 	if (!busy) {
 		/*
 		 * The section is lost here, once: its start goes too, or it
-		 * would stay open under the task's next sections.
+		 * would stay open under the task's next sections. A marked
+		 * start was counted (or left out) at its start.
 		 */
-		if (ks_starts_take(t->starts, ks_section_key(task, level),
-				   &start, &tag))
+		if (ks_starts_pop(t->starts, key, &start, &tag) == KS_POP_START)
 			ks_lost(t, &t->nested_end);
 		return;
 	}
 	now = ks_now();
-	if (ks_starts_take(t->starts, ks_section_key(task, level), &start, &tag)) {
+	switch (ks_starts_pop(t->starts, key, &start, &tag)) {
+	case KS_POP_START:
+		if (unlikely(now > start &&
+			     now - start > t->req.match.expire_ns)) {
+			ks_lost(t, &t->expired);
+			break;
+		}
 		ks_record_span(t, task, start, now, &tag,
 			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
 		/* GAP runs from a section's end: not from one left out. */
 		ks_gap_end(t, now);
-	} else if (!(t->req.filter.has & KS_FILTER_CPU) && !t->req.filter.on_args) {
+		break;
+	case KS_POP_NONE:
 		/* With a cpu or if filter, a missing start may be one it left out. */
-		atomic_long_inc(&t->no_start);
+		if (!(t->req.filter.has & KS_FILTER_CPU) && !t->req.filter.on_args)
+			atomic_long_inc(&t->no_start);
+		break;
+	case KS_POP_MARK:
+		break;
 	}
 	ks_leave(busy);
 }
@@ -280,7 +315,10 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
  * @args: the start's arguments, for key argN; NULL if the key has none
  *
  * Inside those still open at this level: sections nest as calls do, up
- * to KS_STARTS_DEPTH.
+ * to KS_STARTS_DEPTH. A start that finds no room, in depth or in the
+ * table, first drops starts older than the trace's expire (counted
+ * expired); if it still finds none it is counted and marked, so that
+ * its end closes it and not an open one.
  *
  * Context: a probe handler, preemption off.
  */
@@ -290,13 +328,19 @@ void KS_DIRECT_ONLY notrace ks_section_start(struct ks_trace *t,
 					     unsigned long ret,
 					     const unsigned long *args)
 {
+	const void *key = ks_section_key(task, level);
 	struct ks_tag tag = {};
+	unsigned int old;
 	u8 *busy;
 	u64 now;
+	int err;
 
-	if (!ks_filter_task(&t->req.filter, task) ||
-	    !ks_filter_cpu(&t->req.filter))
+	if (!ks_filter_task(&t->req.filter, task))
 		return;
+	if (!ks_filter_cpu(&t->req.filter)) {
+		ks_starts_mark(t->starts, key);
+		return;
+	}
 	busy = ks_enter();
 	if (!busy) {
 		ks_lost(t, &t->nested_start);
@@ -307,13 +351,20 @@ void KS_DIRECT_ONLY notrace ks_section_start(struct ks_trace *t,
 	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
 	now = ks_now();
 	ks_gap_begin(t, now);
-	switch (ks_starts_push(t->starts, ks_section_key(task, level), now, &tag)) {
-	case -E2BIG:
-		ks_lost(t, &t->too_deep);
-		break;
-	case -ENOSPC:
-		ks_lost(t, &t->table_full);
-		break;
+	err = ks_starts_push(t->starts, key, now, &tag);
+	if (unlikely(err)) {
+		/* Saturating: expire may exceed the time since boot. */
+		old = ks_starts_expire(t->starts, key,
+				       now > t->req.match.expire_ns ?
+				       now - t->req.match.expire_ns : 0);
+		if (old && READ_ONCE(t->dur->active))
+			atomic_long_add(old, &t->expired);
+		if (old)
+			err = ks_starts_push(t->starts, key, now, &tag);
+		if (err) {
+			ks_lost(t, err == -E2BIG ? &t->too_deep : &t->table_full);
+			ks_starts_mark(t->starts, key);
+		}
 	}
 	ks_leave(busy);
 }

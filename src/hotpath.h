@@ -160,6 +160,9 @@ void KS_DIRECT_ONLY ks_record_span(struct ks_trace *t, struct task_struct *task,
 void KS_DIRECT_ONLY ks_put_start(struct ks_trace *t, struct task_struct *task,
 				 u64 now, u32 stack, bool replace);
 void KS_DIRECT_ONLY ks_anchor_function(struct ks_anchor *a, unsigned long addr);
+void KS_DIRECT_ONLY ks_section_left_out(struct ks_trace *t,
+					struct task_struct *task,
+					unsigned int level);
 void KS_DIRECT_ONLY ks_section_start(struct ks_trace *t, struct task_struct *task,
 				     unsigned int level, unsigned long ret,
 				     const unsigned long *args);

@@ -34,6 +34,8 @@ static noinline void notrace ks_kp_start_args(struct ks_trace *t,
 	if (ks_args_admit(t, arg))
 		ks_section_start(t, current, ks_kprobe_level(p),
 				 ks_entry_return_address(regs), arg);
+	else
+		ks_section_left_out(t, current, ks_kprobe_level(p));
 }
 
 static int notrace ks_kp_start(struct kprobe *p, struct pt_regs *regs)
@@ -67,6 +69,7 @@ static int ks_kprobe_pair_resolve(struct ks_trace *t)
 {
 	int err;
 
+	ks_section_expire(t);
 	err = ks_resolve(t->req.name, t->req.start, &t->addr);
 	if (!err)
 		err = ks_resolve(t->req.name, t->req.end, &t->end_addr);
@@ -134,4 +137,5 @@ const struct ks_method_ops ks_kprobe_pair_ops = {
 	.attach = ks_kprobe_pair_attach,
 	.detach = ks_kprobe_pair_detach,
 	.missed = ks_kprobe_pair_missed,
+	.list = ks_section_list,
 };

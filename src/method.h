@@ -83,6 +83,8 @@ struct ks_tp_probe {
 
 int ks_tp_pair_resolve(struct ks_trace *t, struct tracepoint **start,
 		       struct tracepoint **end);
+void ks_section_expire(struct ks_trace *t);
+void ks_section_list(struct seq_file *m, const struct ks_trace *t);
 void ks_anchor_tracepoint(struct ks_anchor *a, struct tracepoint *tp);
 int ks_tp_probes_register(struct ks_trace *t, const struct ks_tp_probe *p,
 			  unsigned int n);

@@ -192,6 +192,11 @@ static int ks_runq_resolve(struct ks_trace *t)
 
 	char name[8];
 
+	if (t->req.match.expire_ns) {
+		ks_err_ratelimited("trace %s: expire: a run-queue wait is one per task, replaced at each wakeup\n",
+				   t->req.name);
+		return -EINVAL;
+	}
 	if (t->req.filter.n_values) {
 		ks_err_ratelimited("trace %s: if %s: a run-queue wait is the scheduler's; it has no arguments to compare\n",
 				   t->req.name, t->req.filter.value[0].word);

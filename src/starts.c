@@ -38,7 +38,8 @@ struct ks_start {
 	u64 ts;
 	u64 raw;	/* the caller's tag, carried from put to take */
 	u32 stack;
-	u32 depth;	/* of a nested start: open starts of its key before it */
+	u16 depth;	/* of a nested start: see ks_deeper() */
+	u16 marks;	/* starts not recorded since this one: ks_starts_mark() */
 };
 
 struct ks_starts {
@@ -46,6 +47,17 @@ struct ks_starts {
 	u32 window;	/* min(KS_STARTS_WINDOW, slots) */
 	struct ks_start slot[];
 };
+
+/*
+ * Whether depth @a is inside depth @b. A key's open starts have
+ * consecutive depths (a push takes the deepest plus one, a take removes
+ * the deepest, expiry the oldest, the outermost), so they compare across
+ * a wrap of the counter.
+ */
+static __always_inline bool ks_deeper(u16 a, u16 b)
+{
+	return (s16)(a - b) > 0;
+}
 
 static __always_inline u32 ks_home(const struct ks_starts *st, const void *key)
 {
@@ -173,33 +185,31 @@ unsigned int notrace ks_starts_expire(struct ks_starts *st, const void *key,
 }
 
 /*
- * How deep @key's starts in its window go: one more than the deepest, 0
- * when it has none. The whole window up to EMPTY: a tombstone before a
- * start of @key does not end the search.
+ * How many starts @key has in its window. The whole window up to EMPTY:
+ * a tombstone before a start of @key does not end the search.
  */
-static u32 notrace ks_starts_depth(struct ks_starts *st, u32 home,
+static u32 notrace ks_starts_count(struct ks_starts *st, u32 home,
 				   const void *key)
 {
-	u32 n, depth = 0;
+	u32 n, count = 0;
 
 	for (n = 0; n < st->window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
-		/* Acquire: the depth was written before the key was published. */
-		unsigned long v = smp_load_acquire(&s->key);
+		unsigned long v = READ_ONCE(s->key);
 
 		if (v == KS_KEY_EMPTY)
 			break;
 		if (v == (unsigned long)key)
-			depth = max(depth, READ_ONCE(s->depth) + 1);
+			count++;
 	}
-	return depth;
+	return count;
 }
 
 /* Claims @s, if it is free, for a start of @key at @depth. */
 static __always_inline bool ks_starts_claim_slot(struct ks_start *s,
 						 const void *key, u64 ts,
 						 const struct ks_tag *tag,
-						 u32 depth)
+						 u16 depth)
 {
 	unsigned long v = READ_ONCE(s->key);
 
@@ -211,6 +221,7 @@ static __always_inline bool ks_starts_claim_slot(struct ks_start *s,
 	WRITE_ONCE(s->raw, tag->raw);
 	WRITE_ONCE(s->stack, tag->stack);
 	WRITE_ONCE(s->depth, depth);
+	WRITE_ONCE(s->marks, 0);
 	/* Pairs with the cmpxchg in ks_starts_take(): ts first. */
 	smp_store_release(&s->key, (unsigned long)key);
 	return true;
@@ -219,7 +230,7 @@ static __always_inline bool ks_starts_claim_slot(struct ks_start *s,
 /* Claims a free slot of @key's window for a start at @depth. */
 static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
 				    const void *key, u64 ts,
-				    const struct ks_tag *tag, u32 depth)
+				    const struct ks_tag *tag, u16 depth)
 {
 	u32 n;
 
@@ -252,7 +263,7 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
 
 	if (replace)
 		ks_starts_drop(st, key);
-	else if (ks_starts_depth(st, home, key))
+	else if (ks_starts_count(st, home, key))
 		return true;
 	return ks_starts_claim(st, home, key, ts, tag, 0);
 }
@@ -264,26 +275,29 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
  * @ts: the start, in ns
  * @tag: kept with it, for ks_starts_take()
  *
- * Sections of one key nest as calls do: ks_starts_take() returns the
- * innermost, so an end closes the last start before it.
+ * Sections of one key nest as calls do: ks_starts_take() and
+ * ks_starts_pop() return the innermost, so an end closes the last start
+ * before it.
  *
  * Context: any, NMI included. Lock-free; looks at most at twice
  * KS_STARTS_WINDOW slots. A key is pushed and taken from one context at
  * a time (its task, at its level).
  * Return: 0; -E2BIG when @key already has KS_STARTS_DEPTH open starts;
  * -ENOSPC when every slot of @key's window is in use. Either way the
- * start is not recorded and the caller counts a miss.
+ * start is not recorded: the caller counts a miss, and for a section
+ * marks it (ks_starts_mark()).
  */
 int notrace ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
 			   const struct ks_tag *tag)
 {
-	u32 home = ks_home(st, key), depth = 0, n;
+	u32 home = ks_home(st, key), open = 0, n;
 	struct ks_start *free = NULL;
+	u16 depth = 0;
 
 	/*
-	 * One pass for what ks_starts_depth() and ks_starts_claim() would
-	 * find: @key's depth, up to EMPTY, and the first EMPTY or TOMB,
-	 * which is at or before that EMPTY.
+	 * One pass for what ks_starts_count() and ks_starts_claim() would
+	 * find: @key's open starts and the deepest, up to EMPTY, and the
+	 * first EMPTY or TOMB, which is at or before that EMPTY.
 	 */
 	for (n = 0; n < st->window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
@@ -296,15 +310,52 @@ int notrace ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
 			if (v == KS_KEY_EMPTY)
 				break;
 		} else if (v == (unsigned long)key) {
-			depth = max(depth, READ_ONCE(s->depth) + 1);
+			u16 d = READ_ONCE(s->depth) + 1;
+
+			if (!open++ || ks_deeper(d, depth))
+				depth = d;
 		}
 	}
-	if (depth >= KS_STARTS_DEPTH)
+	if (open >= KS_STARTS_DEPTH)
 		return -E2BIG;
 	if (free && ks_starts_claim_slot(free, key, ts, tag, depth))
 		return 0;
 	/* None, or taken meanwhile (an interrupt, another CPU): look again. */
 	return ks_starts_claim(st, home, key, ts, tag, depth) ? 0 : -ENOSPC;
+}
+
+/*
+ * @key's innermost start in its window, claimed (BUSY) so that no one
+ * else takes or expires it; NULL if @key has none.
+ */
+static struct ks_start *notrace ks_starts_claim_inner(struct ks_starts *st,
+						      const void *key)
+{
+	u32 home = ks_home(st, key), n;
+	struct ks_start *inner;
+	unsigned long v;
+
+again:
+	inner = NULL;
+	for (n = 0; n < st->window; n++) {
+		struct ks_start *s = ks_at(st, home, n);
+
+		/* Acquire: the depth was written before the key was published. */
+		v = smp_load_acquire(&s->key);
+		if (v == KS_KEY_EMPTY)
+			break;
+		if (v == (unsigned long)key &&
+		    (!inner || ks_deeper(READ_ONCE(s->depth),
+					 READ_ONCE(inner->depth))))
+			inner = s;
+	}
+	if (!inner)
+		return NULL;
+	v = (unsigned long)key;
+	/* Fully ordered: the reads of its fields come after it. */
+	if (!try_cmpxchg(&inner->key, &v, KS_KEY_BUSY))
+		goto again;	/* taken meanwhile, by another CPU */
+	return inner;
 }
 
 /**
@@ -322,35 +373,80 @@ int notrace ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
 bool notrace ks_starts_take(struct ks_starts *st, const void *key, u64 *ts,
 			    struct ks_tag *tag)
 {
-	u32 home = ks_home(st, key), n;
-	struct ks_start *inner;
-	unsigned long v;
+	struct ks_start *inner = ks_starts_claim_inner(st, key);
 
-again:
-	inner = NULL;
-	for (n = 0; n < st->window; n++) {
-		struct ks_start *s = ks_at(st, home, n);
-
-		/* Acquire: the depth was written before the key was published. */
-		v = smp_load_acquire(&s->key);
-		if (v == KS_KEY_EMPTY)
-			break;
-		if (v == (unsigned long)key &&
-		    (!inner || READ_ONCE(s->depth) > READ_ONCE(inner->depth)))
-			inner = s;
-	}
 	if (!inner)
 		return false;
-	v = (unsigned long)key;
-	/* Fully ordered: the read of ts below comes after it. */
-	if (!try_cmpxchg(&inner->key, &v, KS_KEY_BUSY))
-		goto again;	/* taken meanwhile, by another CPU */
 	*ts = READ_ONCE(inner->ts);
 	tag->raw = READ_ONCE(inner->raw);
 	tag->stack = READ_ONCE(inner->stack);
 	/* The slot may be reused only after ts is read. */
 	smp_store_release(&inner->key, KS_KEY_TOMB);
 	return true;
+}
+
+/**
+ * ks_starts_mark() - a start of @key that is not recorded
+ * @st: the table
+ * @key: the task and its context level
+ *
+ * A section's start that was refused (ks_starts_push()) or left out by
+ * a filter is counted on @key's innermost open start, so that its end
+ * closes it (ks_starts_pop()) instead of that open one. When @key has
+ * no open start there is nothing its end could close wrongly.
+ *
+ * Context: as ks_starts_push().
+ * Return: whether a start of @key carries the mark.
+ */
+bool notrace ks_starts_mark(struct ks_starts *st, const void *key)
+{
+	struct ks_start *inner = ks_starts_claim_inner(st, key);
+	u16 marks;
+
+	if (!inner)
+		return false;
+	/* Saturated: the innermost ends early rather than another start. */
+	marks = READ_ONCE(inner->marks);
+	if (marks < U16_MAX)
+		WRITE_ONCE(inner->marks, marks + 1);
+	/* Republished as put does: ts and depth unchanged. */
+	smp_store_release(&inner->key, (unsigned long)key);
+	return true;
+}
+
+/**
+ * ks_starts_pop() - the end of @key's innermost section, recorded or not
+ * @st: the table
+ * @key: the task and its context level
+ * @ts: set to the start, in ns, for KS_POP_START
+ * @tag: set to the start's tag, for KS_POP_START
+ *
+ * Context: as ks_starts_push().
+ * Return: KS_POP_START: the innermost start, removed; KS_POP_MARK: a
+ * start that ks_starts_mark() marked, the innermost, closed; KS_POP_NONE:
+ * @key has no open start.
+ */
+enum ks_pop notrace ks_starts_pop(struct ks_starts *st, const void *key,
+				  u64 *ts, struct ks_tag *tag)
+{
+	struct ks_start *inner = ks_starts_claim_inner(st, key);
+	u16 marks;
+
+	if (!inner)
+		return KS_POP_NONE;
+	marks = READ_ONCE(inner->marks);
+	if (marks) {
+		WRITE_ONCE(inner->marks, marks - 1);
+		/* Republished as ks_starts_mark() does. */
+		smp_store_release(&inner->key, (unsigned long)key);
+		return KS_POP_MARK;
+	}
+	*ts = READ_ONCE(inner->ts);
+	tag->raw = READ_ONCE(inner->raw);
+	tag->stack = READ_ONCE(inner->stack);
+	/* The slot may be reused only after ts is read. */
+	smp_store_release(&inner->key, KS_KEY_TOMB);
+	return KS_POP_START;
 }
 
 /**
@@ -362,14 +458,17 @@ again:
  */
 bool notrace ks_starts_holds(struct ks_starts *st, const void *key)
 {
-	return ks_starts_depth(st, ks_home(st, key), key);
+	return ks_starts_count(st, ks_home(st, key), key);
 }
 
 NOKPROBE_SYMBOL(ks_starts_holds);
-NOKPROBE_SYMBOL(ks_starts_depth);
+NOKPROBE_SYMBOL(ks_starts_count);
 NOKPROBE_SYMBOL(ks_starts_claim);
 NOKPROBE_SYMBOL(ks_starts_push);
 NOKPROBE_SYMBOL(ks_starts_drop);
 NOKPROBE_SYMBOL(ks_starts_expire);
 NOKPROBE_SYMBOL(ks_starts_put);
 NOKPROBE_SYMBOL(ks_starts_take);
+NOKPROBE_SYMBOL(ks_starts_claim_inner);
+NOKPROBE_SYMBOL(ks_starts_mark);
+NOKPROBE_SYMBOL(ks_starts_pop);

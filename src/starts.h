@@ -23,6 +23,13 @@ struct ks_tag {
 	u32 stack;	/* a stack id (key kstack), or a waker id */
 };
 
+/* What ks_starts_pop() found. */
+enum ks_pop {
+	KS_POP_NONE,	/* no open start */
+	KS_POP_START,	/* a recorded start, returned */
+	KS_POP_MARK,	/* a start that was not recorded (ks_starts_mark()) */
+};
+
 struct ks_starts *ks_starts_alloc(unsigned int maxactive);
 void ks_starts_free(struct ks_starts *st);
 size_t ks_starts_bytes(const struct ks_starts *st);
@@ -32,6 +39,9 @@ int ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
 		   const struct ks_tag *tag);
 bool ks_starts_take(struct ks_starts *st, const void *key, u64 *ts,
 		    struct ks_tag *tag);
+bool ks_starts_mark(struct ks_starts *st, const void *key);
+enum ks_pop ks_starts_pop(struct ks_starts *st, const void *key, u64 *ts,
+			  struct ks_tag *tag);
 unsigned int ks_starts_drop(struct ks_starts *st, const void *key);
 unsigned int ks_starts_expire(struct ks_starts *st, const void *key,
 			      u64 before);

@@ -17,6 +17,7 @@
  * not find the guard taken and be counted "nested".
  */
 #include <linux/preempt.h>
+#include <linux/seq_file.h>
 #include <linux/tracepoint.h>
 
 #include "hotpath.h"
@@ -41,10 +42,11 @@ static noinline void notrace ks_tp_start_args(struct ks_trace *t,
 {
 	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
 
-	if (!ks_args_admit(t, arg))
-		return;
 	preempt_disable_notrace();
-	ks_section_start(t, current, interrupt_context_level(), 0, arg);
+	if (ks_args_admit(t, arg))
+		ks_section_start(t, current, interrupt_context_level(), 0, arg);
+	else
+		ks_section_left_out(t, current, interrupt_context_level());
 	preempt_enable_notrace();
 }
 
@@ -184,10 +186,33 @@ static struct ks_tracepoint_pair *ks_tracepoint_pair(const struct ks_trace *t)
 	return ks_trace_priv(t);
 }
 
+/**
+ * ks_section_expire() - a section pair's expire, the default if not given
+ * @t: a kprobe or tracepoint pair, not matched
+ *
+ * Context: resolve, under the registry's lock.
+ */
+void ks_section_expire(struct ks_trace *t)
+{
+	if (!t->req.match.expire_ns)
+		t->req.match.expire_ns = KS_EXPIRE_DEFAULT_NS;
+}
+
+/**
+ * ks_section_list() - what a section pair's line of the listing adds
+ * @m: the listing
+ * @t: a kprobe or tracepoint pair, not matched
+ */
+void ks_section_list(struct seq_file *m, const struct ks_trace *t)
+{
+	seq_printf(m, " expire %llu", t->req.match.expire_ns);
+}
+
 static int ks_tracepoint_pair_resolve(struct ks_trace *t)
 {
 	struct ks_tracepoint_pair *pair = ks_tracepoint_pair(t);
 
+	ks_section_expire(t);
 	return ks_tp_pair_resolve(t, &pair->probe[0].tp, &pair->probe[1].tp);
 }
 
@@ -221,6 +246,7 @@ const struct ks_method_ops ks_tracepoint_pair_ops = {
 	.priv_size = sizeof(struct ks_tracepoint_pair),
 	.starts = true,
 	.claims = ks_tracepoint_pair_claims,
+	.list = ks_section_list,
 	.resolve = ks_tracepoint_pair_resolve,
 	.attach = ks_tracepoint_pair_attach,
 	.detach = ks_tracepoint_pair_detach,

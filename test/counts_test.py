@@ -9,7 +9,9 @@ out, in a stock-kernel QEMU guest (issue 37, items 3, 5 and 6).
 kstats_test_target makes each case: objmiss calls a matched pair's end
 from inside a kprobe handler, where kprobes misses kstats' end probe;
 objnt runs a matched pair on two functions probed by int3; gapif,
-retmigrate and pingpong make GAPs of known least length. Counts are
+retmigrate and pingpong make GAPs of known least length; deep, leftout,
+begins and section pair sections whose start is not recorded (too
+deep, no room, left out by if) or whose end never comes. Counts are
 exact; each GAP is at least what the target spun between the two
 points, on kstats' clock, and at most what the caller measured.
 """
@@ -24,6 +26,10 @@ N_INT3 = 20		# objnt: sections
 GAPIF_US, GAPIF_N = 1000, 20
 N_MIGRATE = 20
 PP_US, PP_N = 2000, 20
+DEEP_US, DEEP_N = 1000, 5	# deep 9 and deep 3: rounds of nested sections
+LEFT_US, LEFT_N = 1000, 10	# leftout: an admitted section around a left-out one
+STALE_US, STALE_N = 100, 20	# stale: pairs after 8 starts never ended
+STALE_MS, STALE_EXPIRE = 300, 200000000
 
 
 def gen(path, series, arch="x86_64"):
@@ -83,9 +89,57 @@ tgt "pingpong %(pus)d %(pn)d"
 show pp
 show GAP-pp
 ctl "remove pp"
+step deep
+# Nine nested sections: the ninth is too deep, and its end closes it.
+ctl "trace dp start kst_section_begin end kst_section_end"
+tgt clear
+tgt "deep 9 %(dus)d %(dn)d"
+meas deep
+show dp
+ctl "remove dp"
+step full
+# Three nested sections in a table of two slots: the third finds no room.
+ctl "trace fl start kst_section_begin end kst_section_end maxactive 1"
+tgt clear
+tgt "deep 3 %(dus)d %(dn)d"
+meas full
+show fl
+ctl "remove fl"
+step leftout
+# An admitted section around one that if leaves out.
+ctl "trace lo start kst_ret_long end kst_section_end if arg0:u32&1"
+tgt clear
+tgt "leftout %(lus)d %(ln)d"
+meas leftout
+show lo
+ctl "remove lo"
+step stale
+# Eight starts never ended, older than expire, then pairs in the same
+# task; then a section longer than expire.
+ctl "trace st start kst_section_begin end kst_section_end expire %(exp)d"
+echo "@@LST $(grep '^st ' $C)"
+tgt clear
+tgt "stale 8 %(sms)d %(sn)d"
+meas stale
+show st
+ctl "remove st"
+step staledefault
+# The same pairs inside eight starts younger than the default expire.
+ctl "trace sd start kst_section_begin end kst_section_end"
+tgt clear
+tgt "stale 8 %(sms)d %(sn)d"
+meas staledefault
+show sd
+ctl "remove sd"
+step expirerunq
+# A run-queue wait takes no expire; a function, no end, takes none either.
+ctl "trace rx start sched:sched_wakeup end sched:sched_switch expire 5"
+ctl "trace fx start kst_target_delay expire 5"
 step done
 """ % {"miss": N_MISS, "int3": N_INT3, "gus": GAPIF_US, "gn": GAPIF_N,
-       "mig": N_MIGRATE, "pus": PP_US, "pn": PP_N}
+       "mig": N_MIGRATE, "pus": PP_US, "pn": PP_N, "dus": DEEP_US, "dn": DEEP_N,
+       "lus": LEFT_US, "ln": LEFT_N, "sms": STALE_MS, "sn": STALE_N,
+       "exp": STALE_EXPIRE}
     with open(path, "w") as f:
         f.write(script)
 
@@ -226,7 +280,86 @@ def check(logpath):
     r.check(num(g, "min") >= PP_US * 1000,
             "pingpong: each GAP is how long a task ran between sleeps: at least %d us"
             % PP_US, str(g))
+
+    check_sections(r, steps)
     return r
+
+
+def check_sections(r, steps):
+    """Every end closes its own section: recorded, refused or left out."""
+    for step, name, depth, cause in (("deep", "dp", 9, "depth"), ("full", "fl", 3, "table_full")):
+        st = steps.get(step, [])
+        check_step_ok(r, step, st)
+        s, _, tr = shown(st).get(name, ({}, [], ""))
+        c, m = causes(tr), measured(st).get(step)
+        kept = depth - 1
+        r.check(num(s, "samples") == kept * DEEP_N and c.get("missed") == DEEP_N and
+                c.get(cause) == DEEP_N and c.get("no_start") == 0,
+                "%s: %d rounds of %d nested sections: the innermost is refused (%s), "
+                "each other one a sample: samples %d, missed %d (%s %d), no_start 0"
+                % (step, DEEP_N, depth, cause, kept * DEEP_N, DEEP_N, cause, DEEP_N),
+                "%s %s" % (s, tr))
+        r.check(num(s, "samples") + c.get("missed", -1) == depth * DEEP_N,
+                "%s: samples + missed is every section that began (%d)" % (step, depth * DEEP_N),
+                tr)
+        # The innermost recorded holds its 2 spins and the refused one's 2;
+        # closed by the refused one's end, it would hold 3.
+        low = 4 * DEEP_US * 1000
+        r.check(num(s, "min") >= low,
+                "%s: the refused section's end closes it, not the one around it: each "
+                "sample holds at least 4 spins of %d us (%d ns)" % (step, DEEP_US, low), str(s))
+        r.check(m is not None and m[0] == DEEP_N and 0 < num(s, "max") <= m[2],
+                "%s: no sample above the caller's longest round (%s ns)" % (step, m and m[2]),
+                "%s %s" % (s, m))
+
+    st = steps.get("leftout", [])
+    check_step_ok(r, "leftout", st)
+    s, _, tr = shown(st).get("lo", ({}, [], ""))
+    c, m = causes(tr), measured(st).get("leftout")
+    low = 5 * LEFT_US * 1000
+    r.check(num(s, "samples") == LEFT_N and c.get("missed") == 0 and c.get("no_start") == 0,
+            "leftout: each admitted section is a sample, the left-out one inside it "
+            "neither a sample nor a miss: samples %d, missed 0, no_start 0" % LEFT_N,
+            "%s %s" % (s, tr))
+    r.check(num(s, "min") >= low,
+            "leftout: the left-out section's end closes it, not the admitted one: each "
+            "sample holds 5 spins of %d us (%d ns)" % (LEFT_US, low), str(s))
+    r.check(m is not None and m[0] == LEFT_N and 0 < num(s, "max") <= m[2],
+            "leftout: no sample above the caller's longest round (%s ns)" % (m and m[2]),
+            "%s %s" % (s, m))
+
+    st = steps.get("stale", [])
+    check_step_ok(r, "stale", st)
+    s, _, tr = shown(st).get("st", ({}, [], ""))
+    c, m = causes(tr), measured(st).get("stale")
+    lst = [l for l in st if l.startswith("@@LST ")]
+    r.check(lst and (" expire %d" % STALE_EXPIRE) in lst[0],
+            "stale: the listing shows a section pair's expire", str(lst))
+    r.check(num(s, "samples") == STALE_N and c.get("missed") == 9 and c.get("expired") == 9
+            and c.get("depth") == 0 and c.get("no_start") == 0,
+            "stale: 8 starts never ended give way, once older than expire, to %d pairs, "
+            "all samples; a 9th stale start meets a lone end: missed 9 (expired 9), "
+            "depth 0, no_start 0" % STALE_N, "%s %s" % (s, tr))
+    r.check(num(s, "min") >= STALE_US * 1000 and m is not None and m[0] == STALE_N and
+            0 < num(s, "max") <= m[2],
+            "stale: each sample is a pair's own: at least %d us, at most the caller's "
+            "longest (%s ns)" % (STALE_US, m and m[2]), "%s %s" % (s, m))
+
+    st = steps.get("staledefault", [])
+    check_step_ok(r, "staledefault", st)
+    s, _, tr = shown(st).get("sd", ({}, [], ""))
+    c = causes(tr)
+    r.check(num(s, "samples") == 0 and c.get("missed") == STALE_N + 1 and
+            c.get("depth") == STALE_N + 1 and c.get("no_start") == 0,
+            "staledefault: %d pairs and a lone start inside 8 open starts younger than "
+            "expire are refused (depth %d) and their ends close them: no sample from a "
+            "stale start, no_start 0" % (STALE_N, STALE_N + 1), "%s %s" % (s, tr))
+
+    st = steps.get("expirerunq", [])
+    got = [(c[0].split()[1], c[1], c[2]) for c in ctls(st)]
+    r.check(got == [("rx", "1", "Invalid argument"), ("fx", "1", "Invalid argument")],
+            "expirerunq: expire is refused for a run-queue trace and a function (EINVAL)",
+            str(got))
 
 
 def main():

@@ -446,7 +446,7 @@ ctl "trace mx start kst_obj_begin end kst_obj_end match obj"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg00"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg0,"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 key comm"
-ctl "trace mx start kst_obj_begin end kst_obj_end expire 5"
+ctl "trace mx start kst_obj_begin expire 5"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 expire 0"
 ctl "trace mx start kst_obj_begin end kst_obj_end repeat keep"
 ctl "trace mx start kst_obj_begin end kst_obj_end match arg0 repeat first"
@@ -882,8 +882,8 @@ def check_matched(r, st, lines):
              "match arg0,: expected argI or argI,argJ, each arg0..arg4"),
             ("trace mx start kst_obj_begin end kst_obj_end match arg0 key comm", "Invalid argument",
              "key comm: a matched section may end in another task or an interrupt"),
-            ("trace mx start kst_obj_begin end kst_obj_end expire 5", "Invalid argument",
-             "expire bounds the age of a matched start: give match"),
+            ("trace mx start kst_obj_begin expire 5", "Invalid argument",
+             "expire bounds the age of a section's start: give end"),
             ("trace mx start kst_obj_begin end kst_obj_end match arg0 expire 0", "Invalid argument",
              "expire 0: must be a number of ns, 1 to 18446744073709551615"),
             ("trace mx start kst_obj_begin end kst_obj_end repeat keep", "Invalid argument",

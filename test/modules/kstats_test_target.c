@@ -18,6 +18,21 @@
  *				kst_end_site_E(), S and E in 1..2 (SE: 12)
  *	section_sleep US N	the same with usleep_range(US) in between
  *	end_only N		N calls of kst_section_end() alone
+ *	stale OPEN MS N		in one task: OPEN calls of kst_section_begin()
+ *				alone, msleep(MS), N sections of 100 us
+ *				(timed by the caller), then kst_section_begin(),
+ *				msleep(MS), kst_section_end()
+ *	deep DEPTH US N		N rounds of DEPTH nested sections, 1..16:
+ *				each kst_section_begin(), spin US, the
+ *				inner one, spin US, kst_section_end(): the
+ *				section at depth K (from 1) holds
+ *				2 (DEPTH - K + 1) spins
+ *	leftout US N		N rounds of a section kst_ret_long(1, 0) to
+ *				kst_section_end() around another from
+ *				kst_ret_long(0, 0), which "if arg0:u32&1"
+ *				leaves out: spin US, the inner one
+ *				(holding a spin of US), spin 3 US; the
+ *				outer holds 5 spins, the inner 1
  *	nest OUT IN N		kst_section_begin(); spin OUT; the same
  *				section of IN inside it; kst_section_end():
  *				two nested sections, of OUT+IN and IN
@@ -209,6 +224,17 @@ noinline void kst_section_begin(void)
 noinline void kst_section_end(void)
 {
 	barrier();
+}
+
+/* deep: @depth nested sections, each holding a spin of @us. */
+static void kst_deep(unsigned int depth, unsigned int us)
+{
+	kst_section_begin();
+	kst_spin(us);
+	if (depth > 1)
+		kst_deep(depth - 1, us);
+	kst_spin(us);
+	kst_section_end();
 }
 
 /* Values for "if": failures on a known share of calls. */
@@ -865,6 +891,38 @@ static int kst_run(char *line)
 	} else if (!strcmp(cmd, "end_only") && n == 2) {
 		for (i = 0; i < a; i++)
 			kst_section_end();
+	} else if (!strcmp(cmd, "stale") && n == 4) {
+		for (i = 0; i < a; i++)
+			kst_section_begin();
+		msleep(b);
+		for (i = 0; i < c; i++) {
+			t0 = kst_now();
+			kst_section_begin();
+			kst_spin(100);
+			kst_section_end();
+			kst_note(t0);
+		}
+		kst_section_begin();
+		msleep(b);
+		kst_section_end();
+	} else if (!strcmp(cmd, "deep") && n == 4 && a >= 1 && a <= 16) {
+		for (i = 0; i < c; i++) {
+			t0 = kst_now();
+			kst_deep(a, b);
+			kst_note(t0);
+		}
+	} else if (!strcmp(cmd, "leftout") && n == 3) {
+		for (i = 0; i < b; i++) {
+			t0 = kst_now();
+			kst_ret_long(1, 0);
+			kst_spin(a);
+			kst_ret_long(0, 0);
+			kst_spin(a);
+			kst_section_end();
+			kst_spin(3 * a);
+			kst_section_end();
+			kst_note(t0);
+		}
 	} else if (!strcmp(cmd, "gap") && n == 3) {
 		/*
 		 * One CPU, so every gap is measured where it happened. The
