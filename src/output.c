@@ -296,10 +296,10 @@ static ssize_t ks_node_write(struct file *file, const char __user *ubuf,
 	cmd = count <= KS_NODE_CMD_MAX ? ks_parse_node_cmd(buf, count) : -EINVAL;
 	switch (cmd) {
 	case KS_CMD_START:
-		WRITE_ONCE(r->ks->active, true);
+		kstats_set_active(r->ks, true);
 		break;
 	case KS_CMD_STOP:
-		WRITE_ONCE(r->ks->active, false);
+		kstats_set_active(r->ks, false);
 		break;
 	case KS_CMD_RESET:
 		kstats_reset(r->ks);
