@@ -151,6 +151,27 @@ void kstats_reset(struct kstats *ks)
 	mutex_unlock(&ks->interval_lock);
 }
 
+/**
+ * kstats_set_active() - start or stop recording ("start", "stop")
+ * @ks: the histogram
+ * @active: record from now on, or ignore samples
+ *
+ * The owner's set_active hook, if any, hears of each change first, so
+ * that its own loss counts pause with the samples.
+ *
+ * Context: process context; may sleep.
+ */
+void kstats_set_active(struct kstats *ks, bool active)
+{
+	mutex_lock(&ks->interval_lock);
+	if (READ_ONCE(ks->active) != active) {
+		if (ks->set_active)
+			ks->set_active(ks->show_extra_arg, active);
+		WRITE_ONCE(ks->active, active);
+	}
+	mutex_unlock(&ks->interval_lock);
+}
+
 /* ---------------------------------------------------------- snapshots */
 
 /* One CPU's counters at the last cut: its non-empty slots. */

@@ -85,6 +85,11 @@ struct kstats {
 	void (*show_extra)(struct seq_file *m, void *arg);
 	/* Samples the owner lost (e.g. a trace's misses); NULL: none. */
 	unsigned long (*missed)(void *arg);
+	/*
+	 * Told when start or stop turns recording on or off (with @arg,
+	 * under interval_lock), so that the owner's counts pause too; or NULL.
+	 */
+	void (*set_active)(void *arg, bool active);
 	void *show_extra_arg;
 	/* Interval cuts: serialized with each other and with reset. */
 	struct mutex interval_lock;
@@ -306,6 +311,7 @@ struct ks_pct {
 };
 
 void kstats_reset(struct kstats *ks);
+void kstats_set_active(struct kstats *ks, bool active);
 struct ks_snapshot *ks_snapshot_take(struct kstats *ks);
 struct ks_snapshot *ks_interval_take(struct kstats *ks);
 void ks_snapshot_free(struct ks_snapshot *snap);

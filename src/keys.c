@@ -203,7 +203,9 @@ static size_t ks_stack_size(const struct ks_keys *k)
  * Drops kstats' frames, then the probe's: up to the frame in @anchor's
  * range, which is kept for a probed function (its entry) and dropped for
  * a tracepoint's iterator. If that frame is not found, the stack starts
- * below kstats' frames.
+ * below kstats' frames. Only the handler's own frames, the run of kstats
+ * frames on top, are kstats': frames of kstats below the probe are the
+ * probed function's callers (kstats taking a lock that a trace times).
  *
  * Context: a kstats handler, NMI included, with preemption disabled and
  * its context slot's guard held (the scratch buffer is per slot).
@@ -221,9 +223,13 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 	u32 depth = k->spec.depth[ks_key_stack_slot(part)];
 	int e;
 
-	for (i = 0; i < top; i++)
-		if (within_module(buf[i], THIS_MODULE))
-			first = i + 1;
+	/* The handler's frames: the first run of kstats frames. */
+	while (first < top && !within_module(buf[first], THIS_MODULE))
+		first++;
+	if (first == top)
+		first = 0;
+	while (first < top && within_module(buf[first], THIS_MODULE))
+		first++;
 	for (i = first; anchor && i < min(n, first + KS_OWN_FRAMES); i++) {
 		if (buf[i] - anchor->lo < anchor->hi - anchor->lo) {
 			first = anchor->keep ? i : i + 1;

@@ -296,10 +296,10 @@ static ssize_t ks_node_write(struct file *file, const char __user *ubuf,
 	cmd = count <= KS_NODE_CMD_MAX ? ks_parse_node_cmd(buf, count) : -EINVAL;
 	switch (cmd) {
 	case KS_CMD_START:
-		WRITE_ONCE(r->ks->active, true);
+		kstats_set_active(r->ks, true);
 		break;
 	case KS_CMD_STOP:
-		WRITE_ONCE(r->ks->active, false);
+		kstats_set_active(r->ks, false);
 		break;
 	case KS_CMD_RESET:
 		kstats_reset(r->ks);
@@ -423,7 +423,10 @@ void ks_node_remove(struct kstats *ks)
  * @fops: its file operations; @data is its inode's i_private
  * @data: for @fops
  *
- * Remove it with debugfs_remove(), which waits for its readers.
+ * Remove it with debugfs_remove(), which waits for its readers. 0400:
+ * KEY-NAME's argN rows may be kernel pointers, for root alone even where
+ * debugfs is mounted readable by others (mode=755); no write bit, so
+ * lockdown still lets root read it.
  *
  * Context: process context; may sleep.
  * Return: the node, or an ERR_PTR (-EEXIST for a name in use).
@@ -432,7 +435,7 @@ struct dentry *ks_text_node_create(const char *name,
 				   const struct file_operations *fops,
 				   void *data)
 {
-	return debugfs_create_file(name, 0444, ks_root, data, fops);
+	return debugfs_create_file(name, 0400, ks_root, data, fops);
 }
 
 int ks_output_init(void)

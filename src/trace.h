@@ -10,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/container_of.h>
 #include <linux/list.h>
+#include <linux/spinlock_types.h>
 #include <linux/types.h>
 
 #include "keys.h"
@@ -51,6 +52,15 @@ struct ks_trace {
 	atomic_long_t negative;		/* an end before its start */
 	atomic_long_t expired;		/* a matched start older than expire */
 	atomic_long_t replaced;		/* a matched start replaced by another */
+	/*
+	 * The kernel's probe count pauses while NAME is stopped, as
+	 * kstats' own counts do: its value at the stop, and what it grew
+	 * by while stopped (ks_probe_missed()); under probe_lock.
+	 */
+	spinlock_t probe_lock;
+	bool probe_stopped;
+	unsigned long probe_at_stop;
+	unsigned long probe_paused;
 	/* The method's own state, zeroed: see ks_trace_priv(). */
 	unsigned long priv[];
 };

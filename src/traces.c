@@ -16,6 +16,7 @@
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/tracepoint.h>
 
 #include "hist.h"
@@ -76,13 +77,44 @@ static void notrace ks_tp_task_free(void *data, struct task_struct *p)
 	rcu_read_unlock();
 }
 
-/* What the kernel's probes of @t lost: not fired, or no instance free. */
-static unsigned long ks_probe_missed(struct ks_trace *t)
+/* The kernel's own count of what @t's probes lost, for the life of @t. */
+static unsigned long ks_probe_missed_raw(struct ks_trace *t)
 {
 	/* A function trace may fall back to a kretprobe while read. */
 	const struct ks_method_ops *ops = READ_ONCE(t->ops);
 
 	return ops->missed ? ops->missed(t) : 0;
+}
+
+/*
+ * What the kernel's probes of @t lost while NAME recorded: not fired, or
+ * no instance free. While NAME is stopped its samples would be ignored,
+ * so, as kstats' own counts, this pauses: a stopped trace's figures stay
+ * whole until it is read and removed (kstats run).
+ */
+static unsigned long ks_probe_missed(struct ks_trace *t)
+{
+	unsigned long raw = ks_probe_missed_raw(t), missed;
+
+	spin_lock(&t->probe_lock);
+	missed = (t->probe_stopped ? t->probe_at_stop : raw) - t->probe_paused;
+	spin_unlock(&t->probe_lock);
+	return missed;
+}
+
+/* NAME's set_active hook: start and stop pause the kernel's count too. */
+static void ks_trace_set_active(void *arg, bool active)
+{
+	struct ks_trace *t = arg;
+	unsigned long raw = ks_probe_missed_raw(t);
+
+	spin_lock(&t->probe_lock);
+	if (active && t->probe_stopped)
+		t->probe_paused += raw - t->probe_at_stop;
+	else if (!active && !t->probe_stopped)
+		t->probe_at_stop = raw;
+	t->probe_stopped = !active;
+	spin_unlock(&t->probe_lock);
 }
 
 /*
@@ -226,6 +258,11 @@ static int ks_trace_nodes(struct ks_trace *t)
 		t->dur = NULL;
 		return err;
 	}
+	/* A stop written before the hook is set counts from the hook. */
+	mutex_lock(&t->dur->interval_lock);
+	t->dur->set_active = ks_trace_set_active;
+	ks_trace_set_active(t, READ_ONCE(t->dur->active));
+	mutex_unlock(&t->dur->interval_lock);
 	t->gap = t->req.gap_off ? NULL : ks_trace_node(t, KS_GAP_PREFIX);
 	if (IS_ERR(t->gap)) {
 		int err = PTR_ERR(t->gap);
@@ -261,6 +298,7 @@ static struct ks_trace *ks_trace_alloc(const struct ks_trace_req *req,
 		return NULL;
 	t->ops = ops;
 	t->req = *req;
+	spin_lock_init(&t->probe_lock);
 	if (!t->req.maxactive)
 		t->req.maxactive = ops->starts_default ?: ks_default_maxactive();
 	t->last_end = alloc_percpu(u64);
@@ -377,6 +415,14 @@ static void ks_trace_destroy(struct ks_trace *t)
 	unsigned int i;
 	int err;
 
+	/*
+	 * Stopped first: the figures, and dmesg's below, are those of the
+	 * trace up to the remove. Calls that meet its probes while they are
+	 * torn down give no sample, and the kernel may count them missed
+	 * (an fprobe stops its rethook before it unhooks the function):
+	 * stopped, the trace's count does not take them.
+	 */
+	kstats_set_active(t->dur, false);
 	err = t->ops->detach(t);
 	/* ks_tp_task_free() walks ks_traces under RCU. */
 	synchronize_rcu();

@@ -119,6 +119,29 @@ flame kp --count
 listing paths
 ctl "remove kp"
 """)
+    # The traced function tops the stack of a matched start, also when
+    # kstats is its caller (a trace of mutex_lock sees kstats' own
+    # locks); KEY-NAME is root's alone, also with debugfs mounted 0755.
+    out.append(r"""step own-stacks
+grep -E ' (ks_trace_lock|kst_objs)\b' /proc/kallsyms | sed 's/^/@@SYM /'
+ctl "trace ob start kst_obj_begin end kst_obj_end match arg0 key arg0,kstack:4"
+for i in 1 2 3; do tgt "objpair $i"; done
+show KEY-ob
+ctl "trace hold start mutex_lock end mutex_unlock match arg0 repeat keep key arg0,kstack:4"
+ctl "trace hx start kst_target_delay"
+listing own
+ctl "remove hx"
+show KEY-hold
+ctl "remove hold"
+echo "@@MODE $(stat -c %a /sys/kernel/debug) $(stat -c %a $D/KEY-ob) $(stat -c %a $D/ob)"
+mount -o remount,mode=755 /sys/kernel/debug
+mkdir -p /etc
+grep -q ^nobody: /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+grep -q ^nogroup: /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >>/etc/group
+su -s /bin/sh nobody -c "cat $D/ob >/dev/null; echo @@NOBODY node rc=\$?; cat $D/KEY-ob >/dev/null; echo @@NOBODY key rc=\$?"
+mount -o remount,mode=700 /sys/kernel/debug
+ctl "remove ob"
+""")
     out.append('step pairs\nctl "trace lk start kst_section_begin end kst_section_end '
                'key kstack:3,end-kstack:3"')
     for se, n in PAIRS:
@@ -608,6 +631,50 @@ def func(frame):
     return frame.split("+")[0].split(" ")[0]
 
 
+def check_own_stacks(r, st):
+    """Matched starts' stacks begin with the traced function, then its
+    caller: the target's kst_write, and kstats' own functions when they
+    take the lock (issue 37.9: they began below kstats' frames, at
+    full_proxy_write). KEY-NAME is 0400."""
+    sym = {}
+    for l in st:
+        w = l.split()
+        if l.startswith("@@SYM ") and len(w) >= 4:
+            sym[w[3]] = int(w[1], 16)
+    nodes_ = key_nodes(st)
+    ob = nodes_.get("ob", [None])[0]
+    want = {sym.get("kst_objs", -1) + 8 * i for i in (1, 2, 3)}
+    rows = ob["rows"] if ob else []
+    r.check(len(rows) == 3 and {int(x["parts"].get("arg0", -1)) for x in rows} == want,
+            "own-stacks: KEY-ob has a row per object, arg0 its address",
+            str([x["parts"] for x in rows]))
+    r.check(rows and all([func(f) for f in x["parts"].get("kstack", [])[:2]] ==
+                         ["kst_obj_begin", "kst_write"] for x in rows),
+            "own-stacks: each matched start's stack is kst_obj_begin, then its caller kst_write",
+            str([x["parts"].get("kstack") for x in rows]))
+    hold = nodes_.get("hold", [None])[0]
+    rows = hold["rows"] if hold else []
+    r.check(rows and all(func((x["parts"].get("kstack") or [""])[0]) == "mutex_lock"
+                         for x in rows),
+            "own-stacks: every mutex_lock row's stack begins with mutex_lock (%d rows)" % len(rows),
+            str([x["parts"].get("kstack", [])[:2] for x in rows
+                 if func((x["parts"].get("kstack") or [""])[0]) != "mutex_lock"][:3]))
+    own = [x for x in rows if "ks_trace_lock" in sym and
+           int(x["parts"].get("arg0", -1)) == sym["ks_trace_lock"]]
+    callers = {func(x["parts"]["kstack"][1]) for x in own if len(x["parts"].get("kstack", [])) > 1}
+    r.check({"ks_trace_add", "ks_trace_list", "ks_trace_remove"} <= callers and
+            all(x["parts"]["kstack"][1].endswith("[kstats]") for x in own),
+            "own-stacks: kstats' ks_trace_lock rows: mutex_lock, then kstats' ks_trace_add, "
+            "ks_trace_list, ks_trace_remove", str([x["parts"].get("kstack", [])[:3] for x in own]))
+    mode = [l.split()[1:] for l in st if l.startswith("@@MODE ")]
+    r.check(mode == [["700", "400", "444"]],
+            "own-stacks: /sys/kernel/debug 0700, KEY-NAME 0400, the histogram 0444", str(mode))
+    nobody = [l for l in st if l.startswith("@@NOBODY ")]
+    r.check(nobody == ["@@NOBODY node rc=0", "@@NOBODY key rc=1"],
+            "own-stacks: with debugfs mounted 0755 another user reads the histogram, not KEY-NAME",
+            str(nobody))
+
+
 def check(logpath):
     r = Results()
     log = open(logpath, errors="replace").read()
@@ -621,7 +688,7 @@ def check(logpath):
             "modules load and every workload command succeeds",
             str([l for l in lines if "FAIL" in l][:5]))
     want = ["paths-" + m for m in function_methods(series, arch)] + \
-        ["pairs", "other", "runq-comm", "slowest", "filters", "values", "errors", "churn",
+        ["own-stacks", "pairs", "other", "runq-comm", "slowest", "filters", "values", "errors", "churn",
          "keycost", "done"]
     for s in want:
         r.check(s in steps, "step %s reached" % s)
@@ -687,6 +754,8 @@ def check(logpath):
                 r.check(len(hit) == 1 and (field != "count" or hit[0] == n),
                         "%s flame %s: kst_path_%d;kst_target_delay at the leaf end" %
                         (meth, flag or "(time)", p), str(vals)[:300])
+
+    check_own_stacks(r, steps["own-stacks"])
 
     # A lock-like pair: kstack,end-kstack gives the four site pairs; the
     # same with another trace's return probe on the start function, whose

@@ -1019,8 +1019,9 @@ static int usage_run(FILE *f)
 {
 	fputs("usage: kstats run [-d SECONDS] [-i SECONDS] [--unit U] NAME [TRACE-WORDS...]\n"
 	      "Sets up \"trace NAME TRACE-WORDS\", prints its histogram every -i seconds,\n"
-	      "or once at the end (after -d seconds, or at Ctrl-C or SIGTERM), then\n"
-	      "removes the trace, also on SIGINT and SIGTERM. -d 0 (the default):\n"
+	      "or once at the end (after -d seconds, or at Ctrl-C or SIGTERM; stopped\n"
+	      "for the last, so that it holds every loss), then removes the trace, also\n"
+	      "on SIGINT and SIGTERM. -d 0 (the default):\n"
 	      "until Ctrl-C or SIGTERM; -i 0 (the default): only at the end.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
@@ -1073,6 +1074,20 @@ static int cmd_run(int argc, char **argv)
 			next = end;
 		last = !sleep_until(&next) ||
 		       (dur && next.tv_sec == end.tv_sec && next.tv_nsec == end.tv_nsec);
+		/*
+		 * The last figures: stopped first. A stopped trace's counts,
+		 * its losses included, stay as they are until the remove, so
+		 * these are the figures the remove reports ("trace NAME:
+		 * removed, N missed" in dmesg).
+		 */
+		if (last) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s", root, name);
+			rc = write_cmd(path, "stop", "stop\n");
+			if (rc)
+				break;
+		}
 		if (ival || last) {
 			rc = load(name, false, &n);
 			if (rc)
