@@ -56,6 +56,28 @@ static int ks_lookup(const char *sym, struct ks_sym *s)
 	return !err && !s->type ? -ENOENT : err;
 }
 
+/*
+ * Is @addr in the core kernel's data (.rodata, .data, .bss: from _etext
+ * to __bss_stop), as jiffies_64 is? kallsyms' type letter does not say:
+ * 7.2 lists jiffies_64, which the linker script defines, as T. A
+ * module's data cannot be told from its text here: within_module()
+ * needs the module, which no export finds.
+ */
+static bool ks_is_core_data(unsigned long addr)
+{
+	struct ks_sym b[] = {
+		{ .name = "_sinittext" }, { .name = "_einittext" },
+		{ .name = "_etext" }, { .name = "__bss_stop" },
+	};
+
+	if (ks_symbols_find(b, ARRAY_SIZE(b)))
+		return false;
+	/* x86 puts the init text, freed after boot, among them. */
+	if (addr >= b[0].addr && addr < b[1].addr)
+		return false;
+	return b[2].addr && addr >= b[2].addr && addr < b[3].addr;
+}
+
 /**
  * ks_resolve() - find a function kstats may probe
  * @name: the trace's NAME, for messages
@@ -95,7 +117,7 @@ int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 				   name, sym);
 	if (err)
 		return err;
-	if (!ks_sym_is_text(&s)) {
+	if (!ks_sym_is_text(&s) || ks_is_core_data(s.addr)) {
 		ks_err_ratelimited("trace %s: %s is data, not a function\n", name, sym);
 		return -EINVAL;
 	}
