@@ -85,6 +85,33 @@
 #define KS_FPROBE_POOL		0
 #endif
 
+/*
+ * fprobe on the function graph keeps each call's entry data on the task's
+ * shadow stack, in one block per call for all the fprobes of the function
+ * (kernel/trace/fprobe.c, fprobe_fgraph_entry()): a header and the entry
+ * data of each fprobe with an exit handler, disabled ones too. fgraph
+ * refuses a block over FGRAPH_MAX_DATA_SIZE, sizeof(long) << 5 bytes
+ * (kernel/trace/fgraph.c, private: no header has it, so it is written
+ * here), and then every fprobe of that function misses the call. The
+ * header is one word where the arch packs the fprobe's address and size
+ * into one (asm/fprobe.h: ARCH_DEFINE_ENCODE_FPROBE_HEADER, 64-bit), else
+ * two. function.c keeps its own fprobes within KS_FGRAPH_DATA_WORDS on
+ * every function.
+ */
+#ifdef KS_FPROBE_FTRACE_REGS
+#include <linux/fprobe.h>
+#include <asm/fprobe.h>
+#define KS_FGRAPH_DATA_WORDS	32
+#ifdef ARCH_DEFINE_ENCODE_FPROBE_HEADER
+#define KS_FPROBE_HEADER_WORDS	1
+#else
+#define KS_FPROBE_HEADER_WORDS	2
+#endif
+#define KS_FPROBE_SHADOW_STACK	1
+#else
+#define KS_FPROBE_SHADOW_STACK	0
+#endif
+
 #ifdef KS_FPROBE_UNKNOWN_API
 #define KS_FPROBE_MISSING	"this kernel's fprobe API is not one this kstats knows"
 #else

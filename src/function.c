@@ -6,8 +6,10 @@
  * gets fprobe where it attaches, else a kretprobe.
  */
 #include <linux/fprobe.h>
+#include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #if KS_RETHOOK_PERCPU_RING
 #include <linux/objpool.h>
 #endif
@@ -45,6 +47,7 @@ struct ks_function {
 #endif
 	struct ks_krp *krps;	/* kretprobe: one per function */
 	struct kretprobe **rps;	/* the same, as register_kretprobes() takes them */
+	bool booked;		/* its fprobe's words are in ks_fp_words */
 };
 
 static struct ks_function *ks_function(const struct ks_trace *t)
@@ -295,6 +298,126 @@ static int ks_kretprobe_detach(struct ks_trace *t)
 	return 0;
 }
 
+#if KS_FPROBE_SHADOW_STACK
+/*
+ * The words of per-call data kstats' fprobes keep on each function's
+ * block on the shadow stack (see compat.h): a header and a struct ks_call
+ * each. Booked from before an fprobe is registered until after it is
+ * unregistered, so the kernel never sees more of kstats' fprobes on a
+ * function than its block holds. Other fprobe users (BPF kprobe_multi,
+ * tracefs fprobe events) take words from the same block unseen.
+ */
+#define KS_FP_CALL_WORDS						\
+	(KS_FPROBE_HEADER_WORDS + DIV_ROUND_UP(sizeof(struct ks_call), sizeof(long)))
+#define KS_FP_PER_FUNCTION	(KS_FGRAPH_DATA_WORDS / KS_FP_CALL_WORDS)
+
+struct ks_fp_words {
+	struct hlist_node node;
+	unsigned long addr;	/* the ftrace site, as fprobe keys it */
+	unsigned int n;		/* kstats' fprobes on it */
+};
+
+static DEFINE_HASHTABLE(ks_fp_words, 10);
+static DEFINE_MUTEX(ks_fp_words_lock);
+
+static struct ks_fp_words *ks_fp_words_find(unsigned long addr)
+{
+	struct ks_fp_words *w;
+
+	hash_for_each_possible(ks_fp_words, w, node, addr)
+		if (w->addr == addr)
+			return w;
+	return NULL;
+}
+
+/* Takes one fprobe off each function of @t, the first @n of them. */
+static void ks_fp_unbook_n(struct ks_trace *t, unsigned int n)
+{
+	struct ks_fp_words *w;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		w = ks_fp_words_find(t->funcs.addrs[i]);
+		if (WARN_ON_ONCE(!w))
+			continue;
+		if (!--w->n) {
+			hash_del(&w->node);
+			kfree(w);
+		}
+	}
+}
+
+/**
+ * ks_fp_book() - book room for @t's fprobe on each of its functions
+ * @t: the trace
+ * @full: set to a function whose block is full, on -ENOSPC
+ * @n: set to how many of kstats' fprobes are on it
+ *
+ * Return: 0; -ENOSPC if a function already has KS_FP_PER_FUNCTION of
+ * kstats' fprobes; -ENOMEM. Nothing is booked unless 0.
+ */
+static int ks_fp_book(struct ks_trace *t, unsigned long *full, unsigned int *n)
+{
+	struct ks_function *f = ks_function(t);
+	struct ks_fp_words *w;
+	unsigned int i;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(struct ks_call) > MAX_FPROBE_DATA_SIZE);
+	BUILD_BUG_ON(KS_FP_PER_FUNCTION < 1);
+	mutex_lock(&ks_fp_words_lock);
+	for (i = 0; i < t->funcs.n; i++) {
+		w = ks_fp_words_find(t->funcs.addrs[i]);
+		if (w && w->n >= KS_FP_PER_FUNCTION) {
+			*full = w->addr;
+			*n = w->n;
+			err = -ENOSPC;
+			goto out;
+		}
+	}
+	for (i = 0; i < t->funcs.n; i++) {
+		w = ks_fp_words_find(t->funcs.addrs[i]);
+		if (!w) {
+			w = kzalloc(sizeof(*w), GFP_KERNEL);
+			if (!w) {
+				ks_fp_unbook_n(t, i);
+				err = -ENOMEM;
+				goto out;
+			}
+			w->addr = t->funcs.addrs[i];
+			hash_add(ks_fp_words, &w->node, w->addr);
+		}
+		w->n++;
+	}
+	f->booked = true;
+out:
+	mutex_unlock(&ks_fp_words_lock);
+	return err;
+}
+
+/* Once @t's fprobe is unregistered, or was never registered. */
+static void ks_fp_unbook(struct ks_trace *t)
+{
+	struct ks_function *f = ks_function(t);
+
+	if (!f->booked)
+		return;
+	mutex_lock(&ks_fp_words_lock);
+	ks_fp_unbook_n(t, t->funcs.n);
+	mutex_unlock(&ks_fp_words_lock);
+	f->booked = false;
+}
+#else
+static int ks_fp_book(struct ks_trace *t, unsigned long *full, unsigned int *n)
+{
+	return 0;
+}
+
+static void ks_fp_unbook(struct ks_trace *t)
+{
+}
+#endif
+
 #if KS_HAVE_FPROBE
 /*
  * At the address kprobes resolved (past an ENDBR, on the ftrace call
@@ -314,7 +437,12 @@ static int ks_fprobe_register(struct ks_trace *t)
 
 static int ks_fprobe_detach(struct ks_trace *t)
 {
-	return unregister_fprobe(&ks_function(t)->fp);
+	int err = unregister_fprobe(&ks_function(t)->fp);
+
+	/* An fprobe that stays keeps its words. */
+	if (!err)
+		ks_fp_unbook(t);
+	return err;
 }
 
 /*
@@ -340,13 +468,39 @@ static int ks_fprobe_detach(struct ks_trace *t)
 #define ks_fprobe_module_going	NULL
 #endif
 
+/*
+ * A function whose block on the shadow stack holds no more of kstats'
+ * fprobes: "method fprobe" is refused, a default trace takes kretprobes.
+ */
+static int ks_fprobe_full(struct ks_trace *t, unsigned long full, unsigned int n)
+{
+	if (t->req.method == KS_METHOD_FPROBE) {
+		ks_err_ratelimited("trace %s: fprobe: %ps already has %u of kstats' fprobes, as many as its per-call data on the shadow stack holds; remove one, or use method kretprobe\n",
+				   t->req.name, (void *)full, n);
+		return -ENOSPC;
+	}
+	pr_info("trace %s: %ps already has %u of kstats' fprobes, as many as its per-call data on the shadow stack holds: using kretprobes\n",
+		t->req.name, (void *)full, n);
+	WRITE_ONCE(t->ops, &ks_kretprobe_ops);
+	return ks_kretprobe_attach(t);
+}
+
 /* fprobe if asked or possible; a line that names no method falls back. */
 static int ks_fprobe_attach(struct ks_trace *t)
 {
-	int err = ks_fprobe_register(t);
+	unsigned long full = 0;
+	unsigned int n = 0;
+	int err;
 
+	err = ks_fp_book(t, &full, &n);
+	if (err == -ENOSPC)
+		return ks_fprobe_full(t, full, n);
+	if (err)
+		return err;
+	err = ks_fprobe_register(t);
 	if (!err)
 		return 0;
+	ks_fp_unbook(t);
 	if (t->funcs.pattern) {
 		ks_err_ratelimited("trace %s: fprobe on the %u function%s %s matches failed (%d)%s\n",
 				   t->req.name, t->funcs.n, t->funcs.n == 1 ? "" : "s",
