@@ -205,6 +205,20 @@ def SPELLING_REFUSALS(arch):
     ]
 
 
+# Traces on one function (kst_target_null): default, then method fprobe.
+N_SHARED, N_SHARED_FP, SHARED_CALLS = 40, 8, 100
+
+
+def fprobes_per_function(series, arch):
+    """kstats' fprobes one function takes where fprobe keeps its calls'
+    data on the shadow stack (6.14 on): fgraph's block of 32 words per
+    call, for a header word and the 40-byte struct ks_call (5 words) each;
+    None where fprobe has a pool per probe, or no fprobe at all."""
+    if "fprobe" not in function_methods(series, arch) or fprobe_has_pool(series):
+        return None
+    return 32 // (1 + 5)
+
+
 def gen(path, series, arch):
     out = ["""set -u
 D=%s
@@ -276,6 +290,19 @@ ctl "trace gp_%(m)s start %(gp)s%(mm)s"
 show gp_%(m)s
 ctl "remove gp_%(m)s"
 """ % {"m": m, "mm": mm, "gp": sys_entry(arch, "getppid")})
+    # Traces sharing one function: each new one is added between rounds
+    # of calls, so every earlier trace must count every round.
+    out.append("""step shared
+row() { echo "@@ROW $1 $(grep '^# samples' $D/$1 | awk '{print $3}') $(awk -v n=$1 '$1==n{for(j=1;j<NF;j++) if($j=="method"||$j=="missed") printf "%%s %%s ", $j, $(j+1)}' $C)"; }
+for i in $(seq 1 %(n)d); do ctl "trace sh$i start kst_target_null"; tgt "bench %(calls)d"; done
+for i in $(seq 1 %(n)d); do row sh$i; done
+for i in $(seq 1 %(n)d); do ctl "remove sh$i"; done
+""" % {"n": N_SHARED, "calls": SHARED_CALLS})
+    if "fprobe" in function_methods(series, arch):
+        out.append("""for i in $(seq 1 %(n)d); do ctl "trace sf$i start kst_target_null method fprobe"; tgt "bench %(calls)d"; done
+for i in $(seq 1 %(n)d); do [ -e $D/sf$i ] && row sf$i; done
+for i in $(seq 1 %(n)d); do [ -e $D/sf$i ] && ctl "remove sf$i"; done
+""" % {"n": N_SHARED_FP, "calls": SHARED_CALLS})
     out.append("""step notrace
 echo "@@AFF-NOTRACE $(grep -c '^kst_target_notrace ' /sys/kernel/debug/tracing/available_filter_functions)"
 ctl "trace nt start kst_target_notrace"
@@ -974,6 +1001,54 @@ def method_of(listing_lines, name):
     return None
 
 
+def check_shared(r, st, series, arch):
+    """N_SHARED traces on one function, one more before each round of
+    SHARED_CALLS calls: trace i counts the rounds from its own on, and
+    misses none. Default traces take fprobe while the function's block on
+    the shadow stack has room for one more, then kretprobes; method fprobe
+    beyond that is refused with ENOSPC and a dmesg line."""
+    cap = fprobes_per_function(series, arch)
+    rows = {}
+    for l in st:
+        w = l.split()
+        if w and w[0] == "@@ROW" and len(w) >= 7:
+            rows[w[1]] = (int(w[2]) if w[2].isdigit() else -1, w[4], w[6])
+    c = ctls(st)
+    for pre, n in (("sh", N_SHARED), ("sf", N_SHARED_FP)):
+        if pre == "sf" and "fprobe" not in function_methods(series, arch):
+            continue
+        for i in range(1, n + 1):
+            name = "%s%d" % (pre, i)
+            refused = pre == "sf" and cap is not None and i > cap
+            if pre == "sh":
+                want = default_method(series, arch)
+                if cap is not None and i > cap:
+                    want = "kretprobe"
+            else:
+                want = "fprobe"
+            rc = [(rc, err) for cmd, rc, err in c if cmd.startswith("trace %s " % name)]
+            if refused:
+                r.check(rc == [("1", "No space left on device")] and name not in rows,
+                        "shared: %s, fprobe %d on kst_target_null (room for %d): refused, ENOSPC"
+                        % (name, i, cap), str(rc))
+                continue
+            want_n = (n - i + 1) * SHARED_CALLS
+            r.check(rc == [("0", "")] and rows.get(name) == (want_n, want, "0"),
+                    "shared: %s, trace %d of %d on kst_target_null: %s, %d calls counted, missed 0"
+                    % (name, i, n, want, want_n), str((rc, rows.get(name))))
+    if cap is not None:
+        fn = r"kst_target_null( \[kstats_test_target\])?"
+        refusal = re.compile(r"trace sf%d: fprobe: %s already has %d of kstats' fprobes, "
+                             r"as many as its per-call data on the shadow stack holds; "
+                             r"remove one, or use method kretprobe$" % (cap + 1, fn, cap))
+        fallback = re.compile(r"trace sh%d: %s already has %d of kstats' fprobes, .*: "
+                              r"using kretprobes$" % (cap + 1, fn, cap))
+        r.check(any(refusal.search(l) for l in st),
+                "shared: the refusal's dmesg line names the function and kstats' count")
+        r.check(any(fallback.search(l) for l in st),
+                "shared: the fallback's dmesg line names the function")
+
+
 # How long the SCHED_FIFO task holds CPU 1 in the busy-cpu step.
 BUSY_SPIN_MS = 8000
 
@@ -1060,7 +1135,7 @@ def check(logpath):
             "modules load and every workload command succeeds",
             str([l for l in lines if "FAIL" in l][:5]))
     want_steps = ["fn-%s" % m for m in function_methods(series, arch) + ["default"]] + [
-        "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
+        "shared", "notrace", "kprobe-pair", "tracepoint-pair", "hostile", "refusals", "gone",
         "remove-pending", "read-while-removed", "concurrent",
         "spellings", "wildcards", "gap-off", "matched", "ratelimit", "busy-cpu", "rmmod-with-traces", "done"]
     for s in want_steps:
@@ -1119,6 +1194,8 @@ def check(logpath):
         r.check(total(nd["gp_" + meth][0][0]) == 1000,
                 "%s: %s traced 1000 times for 1000 calls" % (meth, sys_entry(arch, "getppid")),
                 str(nd["gp_" + meth][0][0]))
+
+    check_shared(r, steps["shared"], series, arch)
 
     st = steps["notrace"]
     if arch == "x86_64":
