@@ -84,6 +84,8 @@ int ks_kallsyms_read(const char *trace, ks_kallsyms_fn fn, void *priv)
 
 	file = filp_open(KS_KALLSYMS, O_RDONLY, 0);
 	if (IS_ERR(file)) {
+		if (PTR_ERR(file) == -ENOMEM)
+			return -ENOMEM;
 		ks_err_ratelimited("trace %s: cannot look functions up: no %s (%ld)\n",
 				   trace, KS_KALLSYMS, PTR_ERR(file));
 		return -EOPNOTSUPP;

@@ -48,6 +48,9 @@ CREATES = [
     ("pair", "trace fp start kst_section_begin end kst_section_end", "fp", "section 0 %d"),
     ("keyed", "trace fk start kst_target_delay method kretprobe key kstack:4,comm slowest 2",
      "fk", "delay 0 %d"),
+    # A pattern: kallsyms read, each candidate's ftrace site asked and a
+    # disabled kprobe on it; where an ENOMEM there once freed names twice.
+    ("pattern", "trace fw start kst_target_dela*", "fw", "delay 0 %d"),
 ]
 CALLS = 5          # after each successful creation
 IV_ROUND = 3       # calls before each interval read
@@ -218,7 +221,7 @@ def check_creates(r, bl):
                 "enabled_functions are as before (%d writes)" % (tag, len(runs)),
                 "base %s: %s" % (base, bad[:5]))
         want = "samples %d missed 0 method %s" % (
-            CALLS, {"function": "fprobe", "pair": "kprobe", "keyed": "kretprobe"}[tag])
+            CALLS, {"function": "fprobe", "pair": "kprobe", "keyed": "kretprobe", "pattern": "fprobe"}[tag])
         wrong = [(x[0], x[4][:1]) for x in succ if x[4][:1] != [want]]
         r.check(succ and not wrong,
                 "faults: %s: each of the %d successes (absorbed failures included) gives "
