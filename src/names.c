@@ -142,12 +142,15 @@ int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 	return 0;
 }
 
-/* Is @sym a function kprobes can find (probeable or not)? */
-static bool ks_function_exists(const char *sym)
+/*
+ * Is @sym a function kprobes can find (probeable or not)? 0 if so,
+ * -ENOENT if not, or the lookup's own error (-ENOMEM, ...).
+ */
+static int ks_function_find(const char *sym)
 {
 	struct ks_sym s;
 
-	return !ks_lookup(sym, &s);
+	return ks_lookup(sym, &s);
 }
 
 /*
@@ -165,7 +168,7 @@ static const char *ks_syscall_prefix(void)
 	/* Racing first uses store the same answer. */
 	for (i = 0; !READ_ONCE(found) && i < ARRAY_SIZE(prefixes); i++) {
 		snprintf(sym, sizeof(sym), "%sgetpid", prefixes[i]);
-		if (ks_function_exists(sym))
+		if (!ks_function_find(sym))
 			WRITE_ONCE(found, prefixes[i]);
 	}
 	return READ_ONCE(found);
@@ -214,6 +217,7 @@ static int ks_point_syscall(const char *name, char *sym, const char *call,
 {
 	const char *prefix = ks_syscall_prefix();
 	char entry[KSYM_NAME_LEN];
+	int err;
 
 	if (!prefix) {
 		ks_err_ratelimited("trace %s: %s: cannot tell this kernel's syscall entry prefix\n",
@@ -225,7 +229,10 @@ static int ks_point_syscall(const char *name, char *sym, const char *call,
 		return -ENAMETOOLONG;
 	}
 	scnprintf(entry, sizeof(entry), "%s%s", prefix, call);
-	if (!ks_function_exists(entry)) {
+	err = ks_function_find(entry);
+	if (err && err != -ENOENT)
+		return err;
+	if (err) {
 		ks_err_ratelimited("trace %s: no syscall %s (no function %s)\n", name,
 				   call, entry);
 		return -ENOENT;
@@ -249,6 +256,7 @@ static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
 						&req->start_kind;
 	char tp_sym[KSYM_NAME_LEN];
 	const char *colon;
+	int err;
 
 	*resolved = KS_POINT_FUNCTION;
 	switch (kind) {
@@ -286,16 +294,18 @@ static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
 		    (strstarts(colon + 1, "sys_enter_") ||
 		     strstarts(colon + 1, "sys_exit_")))
 			return ks_point_tracepoint(req->name, tp_sym, "", word);
-		if (ks_function_exists(sym))
-			return 0;	/* MODULE:FUNCTION is kprobes' own spelling */
+		err = ks_function_find(sym);
+		if (err != -ENOENT)
+			return err;	/* MODULE:FUNCTION is kprobes' own spelling */
 		if (tp)		/* a tracepoint, in another group */
 			return ks_point_tracepoint(req->name, tp_sym, g, word);
 		ks_err_ratelimited("trace %s: no tracepoint or function %s in the kernel or its modules\n",
 				   req->name, word);
 		return -ENOENT;
 	}
-	if (ks_function_exists(sym))
-		return 0;
+	err = ks_function_find(sym);
+	if (err != -ENOENT)
+		return err;
 	if (ks_find_tracepoint(sym) && ks_tp_symbol(tp_sym, sym)) {
 		strscpy(sym, tp_sym, KSYM_NAME_LEN);
 		*resolved = KS_POINT_TRACEPOINT;
