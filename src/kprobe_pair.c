@@ -73,6 +73,12 @@ static int ks_kprobe_pair_resolve(struct ks_trace *t)
 	err = ks_resolve(t->req.name, t->req.start, &t->addr);
 	if (!err)
 		err = ks_resolve(t->req.name, t->req.end, &t->end_addr);
+	if (!err && t->addr == t->end_addr) {
+		/* Two names of one function: the pair would time kstats' handlers. */
+		ks_err_ratelimited("trace %s: end %s is the same function as start %s\n",
+				   t->req.name, t->req.end, t->req.start);
+		err = -EINVAL;
+	}
 	return err;
 }
 

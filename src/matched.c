@@ -193,6 +193,11 @@ static int ks_matched_kprobe_resolve(struct ks_trace *t)
 
 	if (!err)
 		err = ks_resolve(t->req.name, t->req.end, &t->end_addr);
+	if (!err && t->addr == t->end_addr) {
+		ks_err_ratelimited("trace %s: end %s is the same function as start %s\n",
+				   t->req.name, t->req.end, t->req.start);
+		err = -EINVAL;
+	}
 	return err;
 }
 

@@ -363,12 +363,12 @@ bool ks_is_function_set(const char *spec)
 static void ks_funcs_report_skipped(const char *trace, const struct ks_funcs *f)
 {
 	if (f->skipped)
-		pr_info("trace %s: skipped %u function%s kprobes refuse:%s%s\n",
+		pr_info("trace %s: skipped %u function%s kstats may not probe:%s%s\n",
 			trace, f->skipped, f->skipped == 1 ? "" : "s", f->skipped_names,
 			f->skipped > f->skipped_named ? " ..." : "");
 }
 
-/* Adds @name once; a function that kprobes refuse is skipped. */
+/* Adds @name once; a function kstats may not probe is skipped. */
 static int ks_funcs_add(struct ks_funcs *f, const char *trace,
 			const char *name)
 {
@@ -493,7 +493,7 @@ static int ks_funcs_pattern(const char *trace, const char *spec,
  * @f: filled in; free with ks_funcs_free(), also on failure
  *
  * A listed function that does not exist refuses the trace; listed
- * functions that kprobes refuse are skipped, counted in @f->skipped and
+ * functions kstats may not probe are skipped, counted in @f->skipped and
  * named in one dmesg line. A pattern's functions are found by any of
  * their names (patterns.c), and the pattern is kept in @f->pattern.
  *

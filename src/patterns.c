@@ -33,7 +33,7 @@
 #include "symbols.h"
 
 /**
- * ks_funcs_skip() - count @name among the functions kprobes refuse
+ * ks_funcs_skip() - count @name among the functions kstats may not probe
  * @f: the set
  * @name: the function, the first few of which dmesg names
  */

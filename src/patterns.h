@@ -24,7 +24,7 @@
 /* The functions a trace's start covers. */
 struct ks_funcs {
 	unsigned int n;		/* probed: names[0..n-1], addrs[0..n-1] */
-	unsigned int skipped;	/* matched, but kprobes refuse them */
+	unsigned int skipped;	/* matched, but kstats may not probe them */
 	char **names;
 	unsigned long *addrs;	/* where a kprobe on each sits */
 	char *pattern;		/* the glob they were found by, if any */

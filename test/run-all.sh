@@ -304,7 +304,7 @@ kernel_job() {
 		bash test/python-guest.sh "$k" "$LOGS"
 
 	# Off-CPU waits against bpftrace's count of the same waits (rootfs guest).
-	want peer offcpu && counted "$k" "$LOGS/offcpu-peer-$k.result" '^(FAIL|peer: )' \
+	want peer offcpu && counted "$k" "$LOGS/offcpu-peer-$k.result" '^(FAIL|note: |peer: )' \
 		bash test/offcpu-peer.sh "$k" "$LOGS"
 
 	want bio && counted "$k" "$LOGS/bio-peer-$k.result" '^(FAIL|bio: |@@FIGURES)' \
