@@ -156,31 +156,56 @@ static bool ks_scan_line(void *priv, unsigned long addr, char type,
 }
 
 /*
- * Keeps the candidates kstats may probe (ks_probeable()) and
- * counts the others, as a list does. On an error the arrays still hold
- * every name not yet freed, in f->n, for ks_funcs_free().
+ * Keeps the candidates kstats may probe and counts the others, as a
+ * list does: ks_probeable()'s rule, with the disabled kprobes of all the
+ * candidates removed together, so one grace period serves them all.
+ * On an error the arrays still hold every name not yet freed, in f->n,
+ * for ks_funcs_free().
  */
 static int ks_pattern_sites(struct ks_funcs *f)
 {
-	unsigned int i, kept = 0;
+	struct kprobe *kps, **regd;
+	unsigned int i, n_regd = 0, kept = 0;
 	int err = 0;
 
+	kps = kvcalloc(f->n, sizeof(*kps), GFP_KERNEL);
+	regd = kvcalloc(f->n, sizeof(*regd), GFP_KERNEL);
+	if (!kps || !regd) {
+		kvfree(kps);
+		kvfree(regd);
+		return -ENOMEM;
+	}
 	for (i = 0; i < f->n; i++) {
+		int why = 0;
+
 		if (!err) {
-			err = ks_probeable(f->addrs[i]);
-			if (err && err != -ENOMEM && err != -ENODEV) {
-				/* Named in one summary line (ks_funcs_report_skipped()). */
-				if (err != -ESRCH)
-					ks_funcs_skip(f, f->names[i]);
-				kfree(f->names[i]);
-				err = 0;
-				continue;
+			why = ks_probe_site(f->addrs[i]);
+			if (!why) {
+				kps[i].addr = (kprobe_opcode_t *)f->addrs[i];
+				kps[i].flags = KPROBE_FLAG_DISABLED;
+				why = register_kprobe(&kps[i]);
+				if (!why)
+					regd[n_regd++] = &kps[i];
+				else if (why == -EILSEQ || why == -EBUSY)
+					why = -EINVAL;
 			}
+			if (why == -ENOMEM || why == -ENODEV)
+				err = why;
+		}
+		if (!err && why) {
+			/* Named in one summary line (ks_funcs_report_skipped()). */
+			if (why != -ESRCH)
+				ks_funcs_skip(f, f->names[i]);
+			kfree(f->names[i]);
+			continue;
 		}
 		f->names[kept] = f->names[i];
 		f->addrs[kept++] = f->addrs[i];
 	}
 	f->n = kept;
+	unregister_kprobes(regd, n_regd);
+	kvfree(regd);
+	kvfree(kps);
 	return err;
 }
 

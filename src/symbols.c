@@ -486,17 +486,39 @@ int ks_ftrace_site(unsigned long addr)
 }
 
 /**
- * ks_probeable() - may kstats probe the function at @addr?
- * @addr: its start
+ * ks_probe_site() - may kstats place a kprobe at @addr, as far as ftrace says?
+ * @addr: a function's start
  *
  * Where kprobes sit on ftrace's sites (CONFIG_KPROBES_ON_FTRACE: every
  * amd64 kernel), only a function with a site, as kprobe_events and
  * ftrace's own glob decide: ks_ftrace_site(), which places nothing.
- * Then, and elsewhere (arm64, which has no optimizer to decode the
- * function), kprobes decide as they do for kprobe_events (blacklist,
- * reserved text): a disabled kprobe, never armed, says whether they
- * accept it. On an ftrace site that is only ftrace's bookkeeping;
- * nothing is written to the text. kstats' own functions never.
+ * Elsewhere (arm64, no optimizer to decode the function) every address
+ * passes here, and kprobes decide. kstats' own functions never pass.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EPERM for kstats' own; -ESRCH for no ftrace site; -ENODEV
+ * when ftrace is off; -ENOMEM.
+ */
+int ks_probe_site(unsigned long addr)
+{
+	int err;
+
+	if (within_module(addr, THIS_MODULE))
+		return -EPERM;
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return 0;
+	err = ks_ftrace_site(addr);
+	return err == -EINVAL ? -ESRCH : err;
+}
+
+/**
+ * ks_probeable() - may kstats probe the function at @addr?
+ * @addr: its start
+ *
+ * ks_probe_site(), then kprobes decide as they do for kprobe_events
+ * (blacklist, reserved text): a disabled kprobe, never armed, says
+ * whether they accept it. On an ftrace site that is only ftrace's
+ * bookkeeping; nothing is written to the text.
  *
  * Context: process context; may sleep.
  * Return: 0; -EPERM for kstats' own; -ESRCH for no ftrace site; -EINVAL
@@ -508,15 +530,10 @@ int ks_probeable(unsigned long addr)
 		.addr = (kprobe_opcode_t *)addr,
 		.flags = KPROBE_FLAG_DISABLED,
 	};
-	int err;
+	int err = ks_probe_site(addr);
 
-	if (within_module(addr, THIS_MODULE))
-		return -EPERM;
-	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
-		err = ks_ftrace_site(addr);
-		if (err)
-			return err == -EINVAL ? -ESRCH : err;
-	}
+	if (err)
+		return err;
 	err = register_kprobe(&kp);
 	if (!err)
 		unregister_kprobe(&kp);

@@ -31,6 +31,7 @@ int ks_symbols_init(void);
 void ks_symbols_exit(void);
 bool ks_sym_is_text(const struct ks_sym *sym);
 int ks_ftrace_site(unsigned long addr);
+int ks_probe_site(unsigned long addr);
 int ks_probeable(unsigned long addr);
 
 #endif /* _KSTATS_SYMBOLS_H */
