@@ -25,6 +25,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
@@ -156,13 +157,54 @@ static bool ks_pseudo_module(const char *mod)
 	return mod && (!strcmp(mod, "bpf") || str_has_prefix(mod, "__builtin__"));
 }
 
+/*
+ * Modules whose last event was MODULE_STATE_GOING: kallsyms still lists
+ * their symbols until they are freed, but ftrace has dropped their sites
+ * and kprobes refuse them, so a lookup finds no such symbol (ENOENT), as
+ * after the unload, not a function without a site.
+ */
+#define KS_GOING_MAX	8
+static char ks_going[KS_GOING_MAX][MODULE_NAME_LEN];
+static DEFINE_SPINLOCK(ks_going_lock);
+
+static bool ks_module_going(const char *mod)
+{
+	bool going = false;
+	unsigned int i;
+
+	spin_lock(&ks_going_lock);
+	for (i = 0; i < KS_GOING_MAX && !going; i++)
+		going = !strcmp(ks_going[i], mod);
+	spin_unlock(&ks_going_lock);
+	return going;
+}
+
+static void ks_module_set_going(const char *mod, bool going)
+{
+	unsigned int i, free = KS_GOING_MAX;
+
+	spin_lock(&ks_going_lock);
+	for (i = 0; i < KS_GOING_MAX; i++) {
+		if (!strcmp(ks_going[i], mod)) {
+			if (!going)
+				ks_going[i][0] = '\0';
+			going = false;		/* already there */
+		} else if (!ks_going[i][0] && free == KS_GOING_MAX) {
+			free = i;
+		}
+	}
+	if (going)
+		strscpy(ks_going[free == KS_GOING_MAX ? 0 : free], mod, MODULE_NAME_LEN);
+	spin_unlock(&ks_going_lock);
+}
+
 static bool ks_find_line(void *priv, unsigned long addr, char type,
 			 const char *name, const char *mod)
 {
 	struct ks_find *f = priv;
 	unsigned int i;
 
-	if (ks_pseudo_module(mod))
+	if (ks_pseudo_module(mod) || (mod && ks_module_going(mod)))
 		return false;
 	for (i = 0; i < f->n; i++) {
 		struct ks_sym *s = &f->syms[i];
@@ -412,7 +454,10 @@ remember:
 static int ks_symbols_module_notify(struct notifier_block *nb,
 				    unsigned long action, void *data)
 {
+	struct module *mod = data;
+
 	/* A module's symbols come, its __init ones go when it is live. */
+	ks_module_set_going(mod->name, action == MODULE_STATE_GOING);
 	atomic_inc(&ks_sym_gen);
 	return NOTIFY_DONE;
 }

@@ -931,7 +931,11 @@ class Results:
 # Each actor's least number of operations in a run of the full length:
 # it must have done its part (figures scale with the phase's length).
 # Lenient: a loaded host gives the guest less than a core.
-MIN_OPS = {"w": ("trace.", 10), "r": ("read.", 100), "h": ("read.after.", 10),
+# w: a trace add looks its names up in /proc/kallsyms after each module
+# event (the mod actor loads and unloads every few seconds), a read of
+# seconds under KASAN: 7 to 13 adds in a 180 s phase, where the kprobe
+# lookups of before made 30 to 40 (issue 37.1).
+MIN_OPS = {"w": ("trace.", 5), "r": ("read.", 100), "h": ("read.after.", 10),
            "mod": ("rmmod=ok", 3), "tool": ("", 5), "py": ("with=ok", 2),
            "hot": ("online=ok", 5), "ctl": ("", 5)}
 
