@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The _control file: "trace NAME [bits B] [start X] [end Y] [method M]
+ * The control path, _control in debugfs and /dev/kstats: "trace NAME [bits B] [start X] [end Y] [method M]
  * [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
  * [comm C] [cpu N] [if V ...] [match argI[,argJ]] [expire NS]
  * [repeat replace|keep] [gap on|off]",
  * "trace NAME offcpu [state any|all|S|D] [min NS] [max NS]
- * [tasks all|user|kernel] ..." and "remove NAME". Parsing is a pure
- * function of the line, so it can be tested without attaching anything.
+ * [tasks all|user|kernel] ...", "remove NAME", and a node's own commands
+ * as "start|stop|reset NAME". Parsing is a pure function of the line, so
+ * it can be tested without attaching anything.
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
+#include <linux/miscdevice.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -18,6 +20,7 @@
 #include <linux/uaccess.h>
 
 #include "control.h"
+#include "metrics.h"
 #include "names.h"
 #include "output.h"
 #include "request.h"
@@ -579,6 +582,20 @@ static int ks_apply_hints(struct ks_trace_req *req,
 	return 0;
 }
 
+#define KS_COMMANDS	"expected trace, remove, start, stop or reset"
+
+/* "start NAME", "stop NAME", "reset NAME": what a write to the node does. */
+static enum ks_control_op ks_node_op(const char *word)
+{
+	if (!strcmp(word, "start"))
+		return KS_OP_START;
+	if (!strcmp(word, "stop"))
+		return KS_OP_STOP;
+	if (!strcmp(word, "reset"))
+		return KS_OP_RESET;
+	return KS_OP_NONE;
+}
+
 /**
  * ks_parse_control() - parse one line written to _control
  * @line: the line, NUL-terminated; it is split in place
@@ -616,9 +633,20 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 			break;
 		words[n++] = w;
 	}
+	if (n && ks_node_op(words[0])) {
+		req->op = ks_node_op(words[0]);
+		if (n != 2)
+			return ks_why(req, why, "%s takes one NAME", words[0]);
+		if (strlen(words[1]) > KSTATS_NAME_MAX) {
+			ks_why(req, why, "NAME %.16s... is longer than %d bytes",
+			       words[1], KSTATS_NAME_MAX);
+			return -ENAMETOOLONG;
+		}
+		strscpy(req->name, words[1], sizeof(req->name));
+		return 0;
+	}
 	if (n == 1 && strcmp(words[0], "trace") && strcmp(words[0], "remove"))
-		return ks_why(req, why, "'%s' is not a command: expected trace or remove",
-			      words[0]);
+		return ks_why(req, why, "'%s' is not a command: " KS_COMMANDS, words[0]);
 	if (n < 2)
 		return ks_why(req, why, "expected trace NAME ... or remove NAME");
 	if (strlen(words[1]) > KS_TRACE_NAME_MAX) {
@@ -634,8 +662,7 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 		return ks_why(req, why, "'%s': remove takes only NAME", words[2]);
 	}
 	if (strcmp(words[0], "trace"))
-		return ks_why(req, why, "'%s' is not a command: expected trace or remove",
-			      words[0]);
+		return ks_why(req, why, "'%s' is not a command: " KS_COMMANDS, words[0]);
 	req->op = KS_OP_TRACE;
 	if (!strncmp(req->name, KS_GAP_PREFIX, strlen(KS_GAP_PREFIX)))
 		return ks_why(req, why, "names starting with %s are the gap nodes of traces",
@@ -753,8 +780,11 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 			ks_err_ratelimited("_control: %s\n", why);
 	} else if (!err && req->op == KS_OP_REMOVE) {
 		err = ks_trace_remove(req->name);
-	} else if (!err) {
+	} else if (!err && req->op == KS_OP_TRACE) {
 		err = ks_trace_add(req);
+	} else if (!err) {
+		err = ks_node_command(req->name, req->op == KS_OP_START ? KS_CMD_START :
+				      req->op == KS_OP_STOP ? KS_CMD_STOP : KS_CMD_RESET);
 	}
 	kfree(req);
 	kfree(line);
@@ -781,13 +811,63 @@ static const struct file_operations ks_control_fops = {
 	.release = single_release,
 };
 
+/* misc_open() leaves the miscdevice there, and seq_file wants it empty. */
+static int ks_device_open(struct inode *inode, struct file *file)
+{
+	file->private_data = NULL;
+	return ks_control_open(inode, file);
+}
+
+static const struct file_operations ks_device_fops = {
+	.owner = THIS_MODULE,
+	.open = ks_device_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = ks_control_write,
+	.release = single_release,
+};
+
+/*
+ * /dev/kstats takes what _control takes. Lockdown (Secure Boot) refuses
+ * every debugfs file with a write bit, _control and node writes among
+ * them, but no character device: the kernel's lockdown checks guard
+ * what is attached (kprobes, under confidentiality), and ks_trace_add()
+ * makes those checks. devtmpfs creates the node, root's, mode 0600.
+ */
+static struct miscdevice ks_device = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kstats",
+	.fops = &ks_device_fops,
+	.mode = 0600,
+};
+
 /**
- * ks_control_init() - create _control, once everything behind it is ready
+ * ks_control_init() - create _control and /dev/kstats, once everything
+ * behind them is ready
  *
  * Context: module init.
  * Return: 0, or a negative errno.
  */
 int ks_control_init(void)
 {
-	return ks_control_node_create(&ks_control_fops);
+	int err;
+
+	err = ks_control_node_create(&ks_control_fops);
+	if (err)
+		return err;
+	err = misc_register(&ks_device);
+	if (err)
+		pr_err("cannot create /dev/kstats: %d\n", err);
+	/* On failure _control goes with the debugfs directory. */
+	return err;
+}
+
+/**
+ * ks_control_exit() - remove /dev/kstats; _control goes with debugfs' kstats/
+ *
+ * Context: module exit. No file of /dev/kstats is open: each pins the module.
+ */
+void ks_control_exit(void)
+{
+	misc_deregister(&ks_device);
 }

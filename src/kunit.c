@@ -403,6 +403,49 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	  -ENAMETOOLONG },
 };
 
+#define KS_NAME63 "123456789012345678901234567890123456789012345678901234567890123"
+
+/* A node's commands through the control path: lockdown refuses node writes. */
+static void ks_test_parse_node_cmds(struct kunit *test)
+{
+	static const struct {
+		const char *line;
+		int err;
+		enum ks_control_op op;
+		const char *name;
+	} cases[] = {
+		{ "start t", 0, KS_OP_START, "t" },
+		{ "stop GAP-t\n", 0, KS_OP_STOP, "GAP-t" },
+		{ "reset\tt ", 0, KS_OP_RESET, "t" },
+		{ "reset " KS_NAME63, 0, KS_OP_RESET, KS_NAME63 },
+		{ "reset 1234567890123456789012345678901234567890123456789012345678901234",
+		  -ENAMETOOLONG },
+		{ "start", -EINVAL },
+		{ "stop a b", -EINVAL },
+		{ "Start t", -EINVAL },
+		{ "resets t", -EINVAL },
+	};
+	struct ks_trace_req *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	char *line = kunit_kzalloc(test, 2 * KSYM_NAME_LEN, GFP_KERNEL);
+	const char *why;
+	int i, err;
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		strscpy(line, cases[i].line, 2 * KSYM_NAME_LEN);
+		why = NULL;
+		err = ks_parse_control(line, req, &why);
+		KUNIT_EXPECT_EQ_MSG(test, err, cases[i].err, "line '%s'", cases[i].line);
+		if (err) {
+			KUNIT_EXPECT_NOT_NULL_MSG(test, why, "line '%s'", cases[i].line);
+			continue;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, req->op, cases[i].op, "line '%s'", cases[i].line);
+		KUNIT_EXPECT_STREQ_MSG(test, req->name, cases[i].name, "line '%s'", cases[i].line);
+	}
+}
+
 static void ks_test_parse(struct kunit *test)
 {
 	struct ks_trace_req *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
@@ -990,6 +1033,7 @@ static struct kunit_case ks_output_cases[] = {
 
 static struct kunit_case ks_control_cases[] = {
 	KUNIT_CASE(ks_test_parse),
+	KUNIT_CASE(ks_test_parse_node_cmds),
 	KUNIT_CASE(ks_test_parse_keys),
 	{}
 };

@@ -6,7 +6,8 @@
  * by Luigi Rizzo; this module keeps its histogram layout and output format.
  *
  * Module init and exit only: they wire the rooms together, the debugfs
- * output first, the _control file that drives the traces last.
+ * output first, the control path (_control, /dev/kstats) that drives the
+ * traces last.
  */
 #include <linux/module.h>
 
@@ -50,6 +51,7 @@ err_output:
 static void __exit kstats_exit(void)
 {
 	/* Traces go first: their handlers record into histograms. */
+	ks_control_exit();
 	ks_traces_exit();
 	ks_symbols_exit();
 	ks_metrics_exit();

@@ -230,6 +230,41 @@ void kstats_delete(struct kstats *key)
 EXPORT_SYMBOL_GPL(kstats_delete);
 
 /**
+ * ks_node_command() - what a write of start, stop or reset to NAME does
+ * @name: a histogram's node name: a client's metric, a trace, GAP-NAME
+ * @cmd: the command
+ *
+ * For the control path: lockdown refuses writes to the nodes themselves.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOENT for no histogram of that name.
+ */
+int ks_node_command(const char *name, enum ks_node_cmd cmd)
+{
+	static const char * const words[] = {
+		[KS_CMD_START] = "start",
+		[KS_CMD_STOP] = "stop",
+		[KS_CMD_RESET] = "reset",
+	};
+	struct kstats *ks;
+
+	/* Held throughout: the histogram is freed only once off ks_list. */
+	mutex_lock(&ks_lock);
+	ks = ks_find(name);
+	if (ks && cmd == KS_CMD_RESET)
+		kstats_reset(ks);
+	else if (ks)
+		kstats_set_active(ks, cmd == KS_CMD_START);
+	mutex_unlock(&ks_lock);
+	if (!ks) {
+		ks_err_ratelimited("%s %s: no histogram of that name\n",
+				   words[cmd], name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
  * ks_metrics_exit() - kstats_delete() every histogram left over
  *
  * Clients pin this module and the traces are gone, so nothing is left

@@ -6,6 +6,8 @@
 #include <linux/fs.h>
 #include <linux/types.h>
 
+#include "output.h"
+
 struct dentry;
 struct kstats;
 struct seq_file;
@@ -15,6 +17,7 @@ struct kstats *ks_create(const char *who, const char *name, u8 frac_bits,
 			 unsigned long (*missed)(void *arg), void *arg);
 struct dentry *ks_create_text(const char *who, const char *name,
 			      const struct file_operations *fops, void *data);
+int ks_node_command(const char *name, enum ks_node_cmd cmd);
 void ks_metrics_exit(void);
 
 #endif /* _KSTATS_METRICS_H */

@@ -56,6 +56,10 @@ enum ks_control_op {
 	KS_OP_NONE,		/* not read yet */
 	KS_OP_TRACE,
 	KS_OP_REMOVE,
+	/* The commands a node takes, as "start NAME" ...: lockdown refuses node writes. */
+	KS_OP_START,
+	KS_OP_STOP,
+	KS_OP_RESET,
 };
 
 /* Which switch-outs start an off-CPU wait: "state any|all|S|D". */

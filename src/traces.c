@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -320,6 +321,25 @@ err:
 	return NULL;
 }
 
+/*
+ * Lockdown's confidentiality mode takes kprobes (and fprobes) from the
+ * kernel's own tracers, and tracefs, their one way to tracepoint events:
+ * kstats takes them from itself. The kernel checks at attach time, not
+ * later, and so does kstats: traces made before the raise stay.
+ */
+static int ks_lockdown_check(const struct ks_trace_req *req,
+			     const struct ks_method_ops *ops)
+{
+	bool tracepoints = ops->method == KS_METHOD_TRACEPOINT;
+	int err;
+
+	err = security_locked_down(tracepoints ? LOCKDOWN_TRACEFS : LOCKDOWN_KPROBES);
+	if (err)
+		ks_err_ratelimited("trace %s: the kernel is locked down (confidentiality), which allows %s to no tracer: kstats attaches none\n",
+				   req->name, tracepoints ? "tracepoint events" : "kprobes");
+	return err;
+}
+
 /**
  * ks_trace_add() - attach a trace as described by a _control line
  * @req: the parsed line
@@ -331,7 +351,8 @@ err:
  * Return: 0; -EEXIST for a name in use; -ENOENT for an unknown symbol or
  * tracepoint; -EINVAL for an address that cannot be probed (kprobe
  * blacklist, kstats itself) or a bad name; -EOPNOTSUPP for method fprobe
- * where the kernel or function has none; -ENOMEM.
+ * where the kernel or function has none; -EPERM (or an LSM's errno)
+ * where lockdown refuses tracers; -ENOMEM.
  */
 int ks_trace_add(const struct ks_trace_req *req)
 {
@@ -341,6 +362,9 @@ int ks_trace_add(const struct ks_trace_req *req)
 
 	if (WARN_ON_ONCE(!ops))
 		return -EINVAL;
+	err = ks_lockdown_check(req, ops);
+	if (err)
+		return err;
 	t = ks_trace_alloc(req, ops);
 	if (!t)
 		return -ENOMEM;

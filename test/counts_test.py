@@ -16,8 +16,11 @@ exact; each GAP is at least what the target spun between the two
 points, on kstats' clock, and at most what the caller measured.
 """
 import re
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lockdown"))
+import lockdown  # noqa: E402
 from basic_test import Results, parse, ref_slot, report, summary
 from trace_test import FB, ctls, measured
 
@@ -141,7 +144,7 @@ step done
        "lus": LEFT_US, "ln": LEFT_N, "sms": STALE_MS, "sn": STALE_N,
        "exp": STALE_EXPIRE}
     with open(path, "w") as f:
-        f.write(script)
+        f.write(lockdown.locked_down(script))
 
 
 def shown(step_lines):
@@ -192,6 +195,7 @@ def check(logpath):
         log = f.read()
     lines, steps = parse(log)
     r = Results()
+    lockdown.check(r, log)
     r.check("done" in steps, "the guest script ran to its end")
 
     st = steps.get("replaced", [])

@@ -15,6 +15,8 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lockdown"))
+import lockdown  # noqa: E402
 from basic_test import Results, console_series, parse, report, summary
 from trace_test import ctls, function_methods, listings, measured, missed_of, nodes
 
@@ -286,7 +288,7 @@ echo "@@LS $(ls $D | tr '\\n' ' ')"
     out.append("step done\n")
     out = [o.replace("@@README@@", readme_script()) for o in out]
     with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+        f.write(lockdown.locked_down("\n".join(out) + "\n"))
 
 
 # Calls per round of the key-cost step, and run-queue sleeps.
@@ -687,6 +689,7 @@ def check_own_stacks(r, st):
 def check(logpath):
     r = Results()
     log = open(logpath, errors="replace").read()
+    lockdown.check(r, log)
     lines, steps = parse(log)
     m = re.search(r"KSTATS-GUEST-START (\S+)", log)
     series = console_series(log)

@@ -16,7 +16,10 @@ at least US and at most the longest the caller measured around them.
 """
 import re
 import sys
+import os
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lockdown"))
+import lockdown  # noqa: E402
 from basic_test import Results, parse, report, summary
 from keys_test import check_folded, check_no_nodes_left, flames, func, key_nodes
 from trace_test import ctls, listings, measured, nodes
@@ -151,7 +154,7 @@ echo "@@LS $(ls $D | tr '\\n' ' ')"
 step done
 """)
     with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+        f.write(lockdown.locked_down("\n".join(out) + "\n"))
 
 
 def with_frame(rows, part, name):
@@ -261,6 +264,7 @@ def check_pair(r, st, flame):
 def check(logpath):
     r = Results()
     log = open(logpath, errors="replace").read()
+    lockdown.check(r, log)
     lines, steps = parse(log)
     m = re.search(r"KSTATS-GUEST-START (\S+)", log)
     flame = not (m and m.group(1).endswith("-arm64"))

@@ -46,6 +46,7 @@
 #include <linux/kernel.h>
 #include <linux/kstats.h>
 #include <linux/math64.h>
+#include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -733,17 +734,33 @@ static const struct file_operations tc_fops = {
 	.read = tc_read,
 };
 
+/* The same file as /dev/kstats_test_client: lockdown refuses debugfs files with a write bit. */
+static struct miscdevice tc_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kstats_test_client",
+	.fops = &tc_fops,
+	.mode = 0600,
+};
+
 static int __init tc_init(void)
 {
+	int err;
+
 	tc_file = debugfs_create_file("kstats_test_client", 0600, NULL, NULL,
 				      &tc_fops);
-	return PTR_ERR_OR_ZERO(tc_file);
+	if (IS_ERR(tc_file))
+		return PTR_ERR(tc_file);
+	err = misc_register(&tc_dev);
+	if (err)
+		debugfs_remove(tc_file);
+	return err;
 }
 
 static void __exit tc_exit(void)
 {
 	int i;
 
+	misc_deregister(&tc_dev);
 	debugfs_remove(tc_file);
 	mutex_lock(&tc_lock);
 	tc_unload();

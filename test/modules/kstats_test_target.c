@@ -137,6 +137,7 @@
 #include <linux/kthread.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
@@ -1084,8 +1085,18 @@ static const struct file_operations kst_fops = {
 	.read = kst_read,
 };
 
+/* The same file as /dev/kstats_test_target: lockdown refuses debugfs files with a write bit. */
+static struct miscdevice kst_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kstats_test_target",
+	.fops = &kst_fops,
+	.mode = 0600,
+};
+
 static int __init kst_init(void)
 {
+	int err;
+
 	hrtimer_setup(&kst_irq_timer, kst_irq_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	hrtimer_setup(&kst_offcpu.timer, kst_offcpu_timer_fn, CLOCK_MONOTONIC,
@@ -1095,11 +1106,17 @@ static int __init kst_init(void)
 	INIT_WORK(&kst_work, kst_work_fn);
 	kst_file = debugfs_create_file("kstats_test_target", 0600, NULL, NULL,
 				       &kst_fops);
-	return PTR_ERR_OR_ZERO(kst_file);
+	if (IS_ERR(kst_file))
+		return PTR_ERR(kst_file);
+	err = misc_register(&kst_dev);
+	if (err)
+		debugfs_remove(kst_file);
+	return err;
 }
 
 static void __exit kst_exit(void)
 {
+	misc_deregister(&kst_dev);
 	debugfs_remove(kst_file);
 	hrtimer_cancel(&kst_irq_timer);
 	hrtimer_cancel(&kst_offcpu.timer);

@@ -57,7 +57,8 @@
 #include <unistd.h>
 
 #define D "/sys/kernel/debug/kstats"
-#define CTL D "/_control"
+/* -P /dev/kstats: the control path that kernel lockdown allows. */
+static const char *CTL = D "/_control";
 #define MAXLINE 4096
 #define KEEP "fzkeep"	/* a trace kept all run: EEXIST, node writes */
 
@@ -1568,6 +1569,43 @@ static int node_cmd_ok(const char *b, size_t n)
 	return 0;
 }
 
+/*
+ * Under lockdown node writes are refused: their commands go through the
+ * control path as "WORD NAME". A node of a histogram takes the three
+ * words as written; KEY-NAME and other words are refused.
+ */
+static void node_fuzz_ctl(unsigned int idx, const char *dir)
+{
+	static const char *const words[] = { "start", "stop", "reset", "StOp", "RESET", "Start" };
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		unsigned int wi = rn(6);
+		struct line l;
+		struct msgs ms;
+		int err, want;
+
+		if (e->d_name[0] == '.' || e->d_type == DT_DIR || !strcmp(e->d_name, "_control"))
+			continue;
+		l.n = snprintf(l.b, sizeof(l.b), "%s %s%s", words[wi], e->d_name, chance(50) ? "\n" : "");
+		want = wi >= 3 ? -EINVAL : strncmp(e->d_name, "KEY-", 4) ? 0 : -ENOENT;
+		err = wr(CTL, l.b, l.n);
+		node_writes++;
+		drain(&ms);
+		if (err != want)
+			fail(idx, CTL, &l, "node command gave %s, the README says %s",
+			     err ? strerror(-err) : "success", want ? strerror(-want) : "success");
+		if (ms.report)
+			fail(idx, CTL, &l, "kernel report: %s", ms.rep);
+		if (ms.errs > (want ? 1 : 0))
+			fail(idx, CTL, &l, "%d error lines in dmesg, first: %s", ms.errs, ms.first);
+	}
+	closedir(d);
+}
+
 static void node_fuzz(unsigned int idx, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -1705,7 +1743,7 @@ static void one_(unsigned int idx, struct gen *g)
 		fail(idx, g->what, &g->l, "accepted, but %s does not exist", path);
 	/* Its files get a write or two before it goes. */
 	if (chance(10))
-		node_fuzz(idx, D);
+		strcmp(CTL, D "/_control") ? node_fuzz_ctl(idx, D) : node_fuzz(idx, D);
 	{
 		char rm[800];
 
@@ -1779,7 +1817,7 @@ int main(int argc, char **argv)
 	int o;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt(argc, argv, "s:k:n:b:c:f:i:l:pSFC:d:")) != -1) {
+	while ((o = getopt(argc, argv, "s:k:n:b:c:f:i:l:pSFC:d:P:")) != -1) {
 		switch (o) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'k': kver = optarg; break;
@@ -1794,8 +1832,9 @@ int main(int argc, char **argv)
 		case 'F': have_fprobe = 1; break;	/* -p: as a kernel with fprobe */
 		case 'd': deep = atoi(optarg); break;	/* a deeper, slower hunt */
 		case 'C': ncpus_given = atoi(optarg); break;	/* -p: nr_cpu_ids */
+		case 'P': CTL = optarg; break;	/* the control path: /dev/kstats */
 		default:
-			fprintf(stderr, "usage: ksfuzz -s SEED -k KVER -n LINES [-b BATCH] [-c CORPUS] [-f FUNCS] [-i FIRST] [-l LAST] [-p] [-S]\n");
+			fprintf(stderr, "usage: ksfuzz -s SEED -k KVER -n LINES [-b BATCH] [-c CORPUS] [-f FUNCS] [-i FIRST] [-l LAST] [-p] [-S] [-P CONTROL]\n");
 			return 2;
 		}
 	}
@@ -1867,7 +1906,7 @@ int main(int argc, char **argv)
 		if (!print_only && i % 97 == 0) {
 			double t = now();
 
-			node_fuzz(i, D);
+			strcmp(CTL, D "/_control") ? node_fuzz_ctl(i, D) : node_fuzz(i, D);
 			t_nodes += now() - t;
 		}
 		if (!print_only && (i + 1) % batch == 0) {
