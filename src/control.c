@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control path, _control in debugfs and /dev/kstats: "trace NAME [bits B] [start X] [end Y] [method M]
- * [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
+ * The control path, _control in debugfs and /dev/kstats:
+ * "trace NAME [bits B] [start X] [end Y] [method M] [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
  * [comm C] [cpu N] [if V ...] [match argI[,argJ]] [expire NS]
  * [repeat replace|keep] [gap on|off]",
  * "trace NAME offcpu [state any|all|S|D] [min NS] [max NS]
