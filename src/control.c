@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The control path, _control in debugfs and /dev/kstats:
- * "trace NAME [bits B] [start X] [end Y] [method M] [maxactive N] [key K[,K]] [keys N] [slowest N] [pid P] [tgid P]
- * [comm C] [cpu N] [if V ...] [match argI[,argJ]] [expire NS]
- * [repeat replace|keep] [gap on|off]",
- * "trace NAME offcpu [state any|all|S|D] [min NS] [max NS]
- * [tasks all|user|kernel] ...", "remove NAME", and a node's own commands
- * as "start|stop|reset NAME". Parsing is a pure function of the line, so
- * it can be tested without attaching anything.
+ * "trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]
+ * [key K[,K]] [keys N] [slowest N] [pid P] [tgid P] [comm C] [cpu N]
+ * [if V ...] [match argI[,argJ]] [expire NS] [repeat replace|keep]
+ * [gap on|off]", "trace NAME offcpu [state any|all|S|D] [min NS]
+ * [max NS] [tasks all|user|kernel] ...", "remove NAME", and a node's own
+ * commands as "start|stop|reset NAME". Parsing is a pure function of the
+ * line, so it can be tested without attaching anything.
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
