@@ -56,18 +56,32 @@ void bad_option(char **argv, int opt)
 		err_exit(EX_USAGE, "%s: unknown option '%s'", argv[0], word);
 }
 
-/* Is the kernel in lockdown (which refuses debugfs writes)? */
-bool in_lockdown(void)
+/*
+ * The mode @text (the lockdown file: "none [integrity] confidentiality")
+ * selects, in @buf; NULL for none or a text without a selection.
+ */
+const char *lockdown_parse(const char *text, char *buf, size_t len)
 {
-	char buf[128] = "";
-	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+	const char *lb = strchr(text, '['), *rb = lb ? strchr(lb, ']') : NULL;
+
+	if (!rb)
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)(rb - lb - 1), lb + 1);
+	return strcmp(buf, "none") ? buf : NULL;
+}
+
+/* The kernel's lockdown mode (integrity, confidentiality), or NULL. */
+const char *lockdown_mode(char *buf, size_t len)
+{
+	char text[128] = "";
+	FILE *f = fopen(LOCKDOWN_FILE, "r");
 
 	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
+		return NULL;
+	if (!fgets(text, sizeof(text), f))
+		text[0] = 0;
 	fclose(f);
-	return strstr(buf, "[integrity]") || strstr(buf, "[confidentiality]");
+	return lockdown_parse(text, buf, len);
 }
 
 /* The kstats directory is there, or why not (an exit status). */
@@ -102,10 +116,15 @@ int node_error(const char *what, const char *name, int e)
 		return err_exit(EX_NOINPUT, "%s: no metric %s (kstats list shows them)",
 				name, name);
 	case EACCES:
-	case EPERM:
+	case EPERM: {
+		char mode[32];
+
+		if (lockdown_mode(mode, sizeof(mode)))
+			return err_exit(EX_NOPERM, "%s %s: %s (the kernel is locked down (%s))",
+					what, name, strerror(e), mode);
 		return err_exit(EX_NOPERM, "%s %s: %s%s", what, name, strerror(e),
-				in_lockdown() ? " (the kernel is in lockdown)" :
 				geteuid() ? " (run as root)" : "");
+	}
 	case EIO:
 		return err_exit(EX_IOERR, "%s %s: %s (the metric was removed while being read)",
 				what, name, strerror(e));

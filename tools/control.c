@@ -1,15 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kstats: where commands go: _control and the metric nodes. */
+/*
+ * kstats: where commands go: /dev/kstats, or _control and the metrics'
+ * nodes on older modules. Kernel lockdown refuses writable debugfs files,
+ * the device it lets through; so the device, whenever there is one, takes
+ * every command, and its errors are reported as they are (no retry on
+ * debugfs, which would only add lockdown's refusal).
+ */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include "kstats.h"
+
+/* The device: KSTATS_DEV or --dev (main.c), else /dev/kstats. */
+const char *dev = DEFAULT_DEV;
+
+/* Does the module take commands on its device (older ones have none)? */
+bool use_dev(void)
+{
+	struct stat st;
+
+	return !stat(dev, &st);
+}
+
+/*
+ * What to add to "WHAT: PATH: strerror(@e)" for EPERM or EACCES, with
+ * @mode the lockdown mode (or NULL) and @to_dev whether PATH was the
+ * device: lockdown when it is the cause, else a hint to run as root.
+ */
+void perm_hint(char *buf, size_t len, int e, const char *mode, bool to_dev,
+	       const char *what)
+{
+	if (e == EPERM && mode && !to_dev)
+		snprintf(buf, len, ": the kernel is locked down (%s), which refuses writable debugfs files; "
+			 "this kstats module has no %s (upgrade kstats-dkms)", mode, dev);
+	else if (e == EPERM && mode && !strcmp(mode, "confidentiality") && !strcmp(what, "trace"))
+		snprintf(buf, len, ": the kernel is locked down (confidentiality), where kstats attaches no probes");
+	else if (e == EPERM && mode)
+		snprintf(buf, len, ": the kernel is locked down (%s)", mode);
+	else if (geteuid())
+		snprintf(buf, len, " (run as root)");
+	else if (len)
+		buf[0] = 0;
+}
 
 /* Is @fd a file of debugfs (kstats' own), not a captured copy? */
 static int on_debugfs(int fd)
@@ -20,11 +59,13 @@ static int on_debugfs(int fd)
 }
 
 /*
- * Write @cmd to @path in one write(). On failure, print the errno and
- * kstats' own dmesg line for it (read from /dev/kmsg, from where the log
- * ended before the write), and return an exit status.
+ * Write @cmd to @path (the device when @to_dev) in one write(). On
+ * failure, print the errno and kstats' own dmesg line for it (read from
+ * /dev/kmsg, from where the log ended before the write), and return an
+ * exit status.
  */
-int write_cmd(const char *path, const char *what, const char *cmd)
+static int write_cmd(const char *path, const char *what, const char *cmd,
+		     bool to_dev)
 {
 	int kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	int fd, e = 0;
@@ -33,7 +74,7 @@ int write_cmd(const char *path, const char *what, const char *cmd)
 	if (kfd >= 0)
 		lseek(kfd, 0, SEEK_END);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0 && !on_debugfs(fd)) {
+	if (fd >= 0 && !to_dev && !on_debugfs(fd)) {
 		/* A --root of captured files: writing would overwrite them. */
 		close(fd);
 		if (kfd >= 0)
@@ -52,7 +93,8 @@ int write_cmd(const char *path, const char *what, const char *cmd)
 		slash = strrchr(dir, '/');
 		if (slash)
 			*slash = 0;
-		if (e == ENOENT && !statfs(slash ? dir : ".", &sf) && sf.f_type != DEBUGFS_MAGIC) {
+		if (e == ENOENT && !to_dev && !statfs(slash ? dir : ".", &sf) &&
+		    sf.f_type != DEBUGFS_MAGIC) {
 			if (kfd >= 0)
 				close(kfd);
 			return err_exit(EX_USAGE, "%s: %s is not in debugfs: kstats writes only to kstats' own files",
@@ -88,10 +130,13 @@ int write_cmd(const char *path, const char *what, const char *cmd)
 	if (e == ENOENT && strcmp(what, "trace"))
 		return err_exit(EX_NOINPUT, "%s: no such metric or trace (errno %d ENOENT)%s%s",
 				what, e, reason[0] ? "\nkstats: dmesg: " : "", reason);
-	if (e == EACCES || e == EPERM)
-		return err_exit(EX_NOPERM, "%s: %s: %s%s", what, path, strerror(e),
-				in_lockdown() ? " (the kernel is in lockdown: debugfs refuses writes)" :
-				geteuid() ? " (run as root)" : "");
+	if (e == EACCES || e == EPERM) {
+		char mode[32], hint[256];
+
+		perm_hint(hint, sizeof(hint), e, lockdown_mode(mode, sizeof(mode)),
+			  to_dev, what);
+		return err_exit(EX_NOPERM, "%s: %s: %s%s", what, path, strerror(e), hint);
+	}
 	if (e == EIO)
 		return err_exit(EX_IOERR, "%s: %s (the metric was removed)", what,
 				strerror(e));
@@ -142,12 +187,14 @@ static char *escape_comm(const char *s)
 	return out;
 }
 
+/* "trace NAME WORDS..." or "remove NAME": to the device, or _control. */
 int control(const char *verb, int argc, char **argv)
 {
 	char path[4096], *cmd, **words;
+	bool to_dev = use_dev();
 	int rc, i;
 
-	if ((rc = check_root()))
+	if (!to_dev && (rc = check_root()))
 		return rc;
 	/* _control splits at blanks: a comm keeps its own, escaped. */
 	words = calloc(argc ? argc : 1, sizeof(*words));
@@ -180,11 +227,33 @@ int control(const char *verb, int argc, char **argv)
 	if (!cmd)
 		return err_exit(EX_OSERR, "out of memory");
 	snprintf(path, sizeof(path), "%s/_control", root);
-	rc = write_cmd(path, verb, cmd);
+	rc = write_cmd(to_dev ? dev : path, verb, cmd, to_dev);
 	free(cmd);
 out:
 	for (i = 0; i < argc; i++)
 		free(words[i]);
 	free(words);
 	return rc;
+}
+
+/*
+ * Node command @word (reset, stop, start) for metric @name: "WORD NAME"
+ * to the device, or "WORD" to the metric's node on older modules.
+ */
+int node_cmd(const char *word, const char *name)
+{
+	char path[4096], cmd[4200];
+	int rc;
+
+	if (use_dev()) {
+		snprintf(cmd, sizeof(cmd), "%s %s\n", word, name);
+		return write_cmd(dev, word, cmd, true);
+	}
+	if ((rc = check_root()))
+		return rc;
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	if (access(path, F_OK))
+		return node_error(word, name, errno);
+	snprintf(cmd, sizeof(cmd), "%s\n", word);
+	return write_cmd(path, word, cmd, false);
 }

@@ -22,6 +22,8 @@
 #define DEFAULT_ROOT	DEBUGFS "/kstats"
 #define DEBUGFS_MAGIC	0x64626720
 #define KEY_PREFIX	"KEY-"
+#define DEFAULT_DEV	"/dev/kstats"
+#define LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
 
 /* common.c: the options before the command, and the signal seen. */
 extern const char *root;
@@ -32,7 +34,8 @@ extern const struct option unit_opts[];
 
 int err_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bad_option(char **argv, int opt);
-bool in_lockdown(void);
+const char *lockdown_parse(const char *text, char *buf, size_t len);
+const char *lockdown_mode(char *buf, size_t len);
 int check_root(void);
 int node_error(const char *what, const char *name, int e);
 int read_all(const char *path, char **out);
@@ -55,9 +58,13 @@ void install_signals(void);
 bool sleep_until(const struct timespec *deadline);
 bool wants_help(int argc, char **argv);
 
-/* control.c */
-int write_cmd(const char *path, const char *what, const char *cmd);
+/* control.c: commands go to dev (KSTATS_DEV, --dev) when it exists. */
+extern const char *dev;
+bool use_dev(void);
+void perm_hint(char *buf, size_t len, int e, const char *mode, bool to_dev,
+	       const char *what);
 int control(const char *verb, int argc, char **argv);
+int node_cmd(const char *word, const char *name);
 
 /* show.c: run prints with it too. */
 int show_node(const struct ks_node *n, int cpu, bool slots, enum ks_unit u);

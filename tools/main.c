@@ -11,7 +11,7 @@
 
 static int usage(FILE *f)
 {
-	fputs("usage: kstats [--root DIR] [--json] COMMAND [ARGS]\n"
+	fputs("usage: kstats [--root DIR] [--dev DEV] [--json] COMMAND [ARGS]\n"
 	      "commands:\n"
 	      "  list                       metrics with samples, p50, p99, max\n"
 	      "  show NAME                  summary and ASCII histogram\n"
@@ -24,6 +24,8 @@ static int usage(FILE *f)
 	      "  plot NAME -o FILE.svg      the distribution as SVG, PNG or PDF (gnuplot)\n"
 	      "  flame NAME [--count]       a keyed trace's rows as folded stacks\n"
 	      "KSTATS_ROOT=DIR or --root DIR reads DIR instead of " DEFAULT_ROOT ".\n"
+	      "Commands go to " DEFAULT_DEV " (or _control and the nodes on older modules,\n"
+	      "which have no " DEFAULT_DEV "); KSTATS_DEV=DEV or --dev DEV names another.\n"
 	      "COMMAND --help describes each command; kstats(8) the rest.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
@@ -48,8 +50,16 @@ int main(int argc, char **argv)
 	root_given = root && *root;
 	if (!root_given)
 		root = DEFAULT_ROOT;
+	if (getenv("KSTATS_DEV") && *getenv("KSTATS_DEV"))
+		dev = getenv("KSTATS_DEV");
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--root")) {
+		if (!strcmp(argv[i], "--dev")) {
+			if (i + 1 >= argc)
+				return err_exit(EX_USAGE, "--dev needs a DEV");
+			dev = argv[++i];
+		} else if (!strncmp(argv[i], "--dev=", 6)) {
+			dev = argv[i] + 6;
+		} else if (!strcmp(argv[i], "--root")) {
 			if (i + 1 >= argc)
 				return err_exit(EX_USAGE, "--root needs a DIR");
 			root = argv[++i];
@@ -72,7 +82,7 @@ int main(int argc, char **argv)
 			optind = 1;
 			return cmds[c].fn(argc - i, argv + i);
 		}
-	err_exit(EX_USAGE, argv[i][0] == '-' ? "unknown option '%s' (before the command: --root DIR, --json, --help)" :
+	err_exit(EX_USAGE, argv[i][0] == '-' ? "unknown option '%s' (before the command: --root DIR, --dev DEV, --json, --help)" :
 		 "unknown command '%s'", argv[i]);
 	return usage(stderr);
 }

@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kstats reset, stop and start: a metric's node commands. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kstats.h"
 
 int cmd_node_word(int argc, char **argv)
 {
-	char path[4096], cmd[16];
-	int rc;
-
 	if (argc != 2 && !wants_help(argc, argv))
 		err_exit(EX_USAGE, argc < 2 ? "%s: give NAME" : "%s takes one NAME: '%s' too",
 			 argv[0], argv[argc < 2 ? 0 : 2]);
@@ -24,16 +19,12 @@ int cmd_node_word(int argc, char **argv)
 			"The metric records again.");
 		return argc != 2 ? EX_USAGE : 0;
 	}
-	if ((rc = check_root()))
-		return rc;
-	if (!*argv[1] || strchr(argv[1], '/') || argv[1][0] == '.' || argv[1][0] == '_')
+	/* A blank would make the device's "WORD NAME" more words. */
+	if (!*argv[1] || strchr(argv[1], '/') || argv[1][0] == '.' || argv[1][0] == '_' ||
+	    strpbrk(argv[1], " \t\n\r\v\f"))
 		return err_exit(EX_USAGE, "%s: not a metric name", argv[1]);
 	if (!strncmp(argv[1], KEY_PREFIX, strlen(KEY_PREFIX)))
 		return err_exit(EX_USAGE, "%s: not a metric but the keyed rows of trace %s, which last as long as the trace",
 				argv[1], argv[1] + strlen(KEY_PREFIX));
-	snprintf(path, sizeof(path), "%s/%s", root, argv[1]);
-	if (access(path, F_OK))
-		return node_error(argv[0], argv[1], errno);
-	snprintf(cmd, sizeof(cmd), "%s\n", argv[0]);
-	return write_cmd(path, argv[0], cmd);
+	return node_cmd(argv[0], argv[1]);
 }

@@ -70,10 +70,7 @@ int cmd_run(int argc, char **argv)
 		 * removed, N missed" in dmesg).
 		 */
 		if (last) {
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%s/%s", root, name);
-			rc = write_cmd(path, "stop", "stop\n");
+			rc = node_cmd("stop", name);
 			if (rc)
 				break;
 		}
