@@ -62,10 +62,10 @@ static int on_debugfs(int fd)
  * Write @cmd to @path (the device when @to_dev) in one write(). On
  * failure, print the errno and kstats' own dmesg line for it (read from
  * /dev/kmsg, from where the log ended before the write), and return an
- * exit status.
+ * exit status. @name is the metric of a node command, else NULL.
  */
 static int write_cmd(const char *path, const char *what, const char *cmd,
-		     bool to_dev)
+		     bool to_dev, const char *name)
 {
 	int kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	int fd, e = 0;
@@ -126,6 +126,10 @@ static int write_cmd(const char *path, const char *what, const char *cmd,
 		}
 		close(kfd);
 	}
+	/* As without the device, where the node is looked up first. */
+	if (e == ENOENT && name)
+		return err_exit(EX_NOINPUT, "%s: no metric %s (kstats list shows them)%s%s",
+				name, name, reason[0] ? "\nkstats: dmesg: " : "", reason);
 	/* ENOENT from trace is an unknown function: the words are wrong. */
 	if (e == ENOENT && strcmp(what, "trace"))
 		return err_exit(EX_NOINPUT, "%s: no such metric or trace (errno %d ENOENT)%s%s",
@@ -227,7 +231,7 @@ int control(const char *verb, int argc, char **argv)
 	if (!cmd)
 		return err_exit(EX_OSERR, "out of memory");
 	snprintf(path, sizeof(path), "%s/_control", root);
-	rc = write_cmd(to_dev ? dev : path, verb, cmd, to_dev);
+	rc = write_cmd(to_dev ? dev : path, verb, cmd, to_dev, NULL);
 	free(cmd);
 out:
 	for (i = 0; i < argc; i++)
@@ -247,7 +251,7 @@ int node_cmd(const char *word, const char *name)
 
 	if (use_dev()) {
 		snprintf(cmd, sizeof(cmd), "%s %s\n", word, name);
-		return write_cmd(dev, word, cmd, true);
+		return write_cmd(dev, word, cmd, true, name);
 	}
 	if ((rc = check_root()))
 		return rc;
@@ -255,5 +259,5 @@ int node_cmd(const char *word, const char *name)
 	if (access(path, F_OK))
 		return node_error(word, name, errno);
 	snprintf(cmd, sizeof(cmd), "%s\n", word);
-	return write_cmd(path, word, cmd, false);
+	return write_cmd(path, word, cmd, false, name);
 }
