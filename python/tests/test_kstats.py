@@ -501,7 +501,8 @@ class Control(unittest.TestCase):
         # A FIFO-free check of _write: a regular file receives the line in one write.
         c = os.path.join(self.tmp.name, "_control")
         open(c, "w").close()
-        t = kstats.trace("rd", start="vfs_read")
+        # keep: no remove at exit, when KSTATS_DEV no longer names a stand-in.
+        t = kstats.trace("rd", start="vfs_read", keep=True)
         with open(c) as f:
             self.assertEqual(f.read(), "trace rd bits 3 start vfs_read\n")
         self.assertFalse(t.removed)
@@ -537,7 +538,7 @@ class Device(unittest.TestCase):
             self.assertEqual(kstats.device(), "/dev/kstats")
 
     def test_commands_bytes(self):
-        t = kstats.trace("rd", start="vfs_read", key="kstack:4,comm", comm="my prog")
+        t = kstats.trace("rd", start="vfs_read", key="kstack:4,comm", comm="my prog", keep=True)
         self.assertEqual(self.written(),
                          "trace rd bits 3 start vfs_read key kstack:4,comm comm my\\040prog\n")
         # Each write lands at the file's start: one command at a time.
