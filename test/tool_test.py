@@ -148,14 +148,23 @@ mkdir -p /etc
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
 echo 'nogroup:x:65534:' >>/etc/group
 step notroot su -s /bin/sh nobody -c "$K list"
-# Lockdown, raised at run time: writes to debugfs are refused.
+# Lockdown, raised at run time: writes to debugfs are refused, commands
+# go through /dev/kstats; KSTATS_DEV=/nonexistent plays an older module.
 mkdir -p /sys/kernel/security
 mount -t securityfs securityfs /sys/kernel/security
 echo integrity >/sys/kernel/security/lockdown
 cat /sys/kernel/security/lockdown >/tmp/out/lockdown
 step lockdown_reset $K reset read
 step lockdown_trace $K trace t3 start vfs_read
+step lockdown_remove $K remove t3
 step lockdown_show $K show read
+step lockdown_old_reset env KSTATS_DEV=/nonexistent $K reset read
+step lockdown_old_trace env KSTATS_DEV=/nonexistent $K trace t4 start vfs_read
+# Confidentiality: kstats attaches no probes; metrics stay readable.
+echo confidentiality >/sys/kernel/security/lockdown
+cat /sys/kernel/security/lockdown >/tmp/out/lockdown_conf
+step lockdown_conf_trace $K trace t5 start vfs_read
+step lockdown_conf_show $K show read
 
 dmesg -n 1
 echo TOOL-BEGIN
@@ -361,9 +370,18 @@ def check_console(console):
 
     expect('notroot', 77, r'permission denied \(debugfs is for root only; run as root\)')
     check('[integrity]' in files.get('lockdown', ''), 'lockdown raised')
-    expect('lockdown_reset', 77, r'Operation not permitted \(the kernel is in lockdown')
-    expect('lockdown_trace', 77, r'lockdown')
+    expect('lockdown_reset', 0)
+    expect('lockdown_trace', 0)
+    expect('lockdown_remove', 0)
     expect('lockdown_show', 0)
+    old = (r'Operation not permitted: the kernel is locked down \(integrity\), which refuses '
+           r'writable debugfs files; this kstats module has no /nonexistent \(upgrade kstats-dkms\)')
+    expect('lockdown_old_reset', 77, r'^kstats: reset: /sys/kernel/debug/kstats/read: ' + old)
+    expect('lockdown_old_trace', 77, r'^kstats: trace: /sys/kernel/debug/kstats/_control: ' + old)
+    check('[confidentiality]' in files.get('lockdown_conf', ''), 'lockdown confidentiality raised')
+    expect('lockdown_conf_trace', 77, r'^kstats: trace: /dev/kstats: Operation not permitted: '
+           r'the kernel is locked down \(confidentiality\), where kstats attaches no probes')
+    expect('lockdown_conf_show', 0)
 
 
 def main():

@@ -5,9 +5,13 @@
  * (test/data/6.12, see test/data/README); the expected figures were read
  * off those files by hand (or summed with awk from their CPUS lines), and
  * the layout ones follow the README's "Histogram layout".
+ * The commands' way to the module (control.c) is tested on a file that
+ * stands in for /dev/kstats (KSTATS_DEV), and its lockdown messages
+ * directly (perm_hint()).
  * Usage: unit_test DATA_DIR. Ends with "unit: N passed, M failed".
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ksnode.h"
+#include "kstats.h"
 
 static int passed, failed;
 static const char *datadir;
@@ -57,7 +61,7 @@ static char *slurp(const char *rel)
 	return buf;
 }
 
-static void load(const char *rel, struct ks_node *n)
+static void nload(const char *rel, struct ks_node *n)
 {
 	char err[128], *t = slurp(rel);
 
@@ -83,7 +87,7 @@ static void test_parse_read(void)
 	uint64_t total = 0;
 	size_t i, cpus = 0;
 
-	load("6.12/kstats/read", &n);
+	nload("6.12/kstats/read", &n);
 	EQ_STR(n.name, "read");
 	EQ_U64(n.frac_bits, 3);
 	CHECK(n.active, "active");
@@ -142,7 +146,7 @@ static void test_parse_other(void)
 	int i;
 
 	/* No samples: every figure from min on is "-". */
-	load("6.12/kstats/idle", &n);
+	nload("6.12/kstats/idle", &n);
 	EQ_U64(n.frac_bits, 0);
 	EQ_U64(n.samples, 0);
 	CHECK(!n.has_minmax, "no min/max");
@@ -151,14 +155,14 @@ static void test_parse_other(void)
 	EQ_U64(n.n_lines, 0);
 	ks_node_free(&n);
 
-	load("6.12/read5.stopped", &n);
+	nload("6.12/read5.stopped", &n);
 	CHECK(!n.active, "stopped");
 	EQ_U64(n.frac_bits, 5);
 	EQ_STR(n.method, "kretprobe");
 	ks_node_free(&n);
 
 	/* A client metric has no trace line. */
-	load("6.12/kstats/demo_hrtimer_late", &n);
+	nload("6.12/kstats/demo_hrtimer_late", &n);
 	CHECK(!n.is_trace, "client metric");
 	EQ_U64(n.samples, 1231);
 	ks_node_free(&n);
@@ -199,7 +203,7 @@ static void test_parse_all(void)
 			uint64_t total = 0;
 
 			snprintf(rel, sizeof(rel), "%s/kstats/%s", kernels[k], nodes[i]);
-			load(rel, &n);
+			nload(rel, &n);
 			for (j = 0; j < n.n_lines; j++)
 				if (n.lines[j].totals)
 					total += n.lines[j].count;
@@ -274,7 +278,7 @@ static void test_rows(void)
 	uint64_t total = 0;
 	int nr, i;
 
-	load("6.12/kstats/read", &n);
+	nload("6.12/kstats/read", &n);
 	nr = ks_rows(&n, -1, false, &r);
 	EQ_U64(nr, 12);
 	for (i = 0; i < nr && i < 12; i++) {
@@ -333,7 +337,7 @@ static void test_prom(void)
 	ks_prom_name(nm, sizeof(nm), "a.b:c9");
 	EQ_STR(nm, "kstats_a_b_c9");
 
-	load("6.12/kstats/read", &n);
+	nload("6.12/kstats/read", &n);
 	CAPTURE(out, ks_prom_write(f, &n, KS_B_POW2, false));
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -372,7 +376,7 @@ static void test_prom(void)
 		struct ks_node e;
 		const char *p;
 
-		load("6.12/kstats/idle", &e);
+		nload("6.12/kstats/idle", &e);
 		e.frac_bits = 3;
 		out = NULL;
 		CAPTURE(out, ks_prom_write(f, &e, KS_B_POW2, false));
@@ -432,7 +436,7 @@ static void test_prom_exact(void)
 		struct ks_node n;
 		char *out = NULL, *want = slurp(cases[i].expected);
 
-		load(cases[i].node, &n);
+		nload(cases[i].node, &n);
 		CAPTURE(out, ks_prom_write(f, &n, KS_B_POW2, cases[i].per_cpu));
 		CHECK(!strcmp(out, want), "%s: export differs from %s", cases[i].node,
 		      cases[i].expected);
@@ -867,6 +871,105 @@ static void link_node(const char *target_rel, const char *name)
 	free(abs);
 }
 
+/* The bytes kstats wrote to the stand-in device @path; "" if none. */
+static char *dev_bytes(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = calloc(1, 4096);
+
+	if (!s)
+		exit(2);
+	if (f) {
+		if (!fread(s, 1, 4095, f) && ferror(f))
+			exit(2);
+		fclose(f);
+	}
+	return s;
+}
+
+/*
+ * Commands go to the device whenever it exists: each its one write of
+ * _control's line (node commands as "WORD NAME"), nothing to --root. A
+ * regular file stands in for it, emptied before each command.
+ */
+static void test_dev(void)
+{
+	static const struct {
+		const char *args, *bytes;
+	} cmds[] = {
+		{ "trace t1 start vfs_read end vfs_write key kstack:4,comm",
+		  "trace t1 start vfs_read end vfs_write key kstack:4,comm\n" },
+		{ "trace t2 comm 'my prog'", "trace t2 comm my\\040prog\n" },
+		{ "remove t1", "remove t1\n" },
+		{ "start read", "start read\n" },
+		{ "stop GAP-read", "stop GAP-read\n" },
+		{ "reset nosuch", "reset nosuch\n" },
+	};
+	char devpath[128], cmd[16384], *out, *got;
+	size_t i;
+	int rc;
+
+	snprintf(devpath, sizeof(devpath), "%s/dev", keyroot);
+	setenv("KSTATS_DEV", devpath, 1);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		FILE *f = fopen(devpath, "w");
+
+		if (!f)
+			exit(2);
+		fclose(f);
+		rc = run_kstats(cmds[i].args, &out);
+		CHECK(rc == 0 && !*out, "%s: rc %d: %s", cmds[i].args, rc, out);
+		got = dev_bytes(devpath);
+		EQ_STR(got, cmds[i].bytes);
+		free(got);
+		free(out);
+	}
+	/* Refused before anything is written: no command of other words. */
+	if (truncate(devpath, 0))
+		exit(2);
+	rc = run_kstats("reset KEY-read", &out);
+	EQ_U64(rc, 64);
+	free(out);
+	rc = run_kstats("reset _control", &out);
+	EQ_U64(rc, 64);
+	free(out);
+	got = dev_bytes(devpath);
+	EQ_STR(got, "");
+	free(got);
+
+	/*
+	 * run: trace, stop at the end, remove, all on the device, in order.
+	 * A FIFO stands in; the shell holds it open so that one cat reads all.
+	 */
+	snprintf(cmd, sizeof(cmd),
+		 "rm -f '%s' && mkfifo '%s' && exec 3<>'%s' && { cat '%s' 3>&- >'%s.out' & } && "
+		 "timeout 20 '%s' --root '%s' run -d 1 read start vfs_read >/dev/null; "
+		 "rc=$?; exec 3>&-; wait; exit $rc",
+		 devpath, devpath, devpath, devpath, devpath, kstats_bin, keyroot);
+	rc = system(cmd);
+	EQ_U64(rc, 0);
+	snprintf(cmd, sizeof(cmd), "%s.out", devpath);
+	got = dev_bytes(cmd);
+	EQ_STR(got, "trace read start vfs_read\nstop read\nremove read\n");
+	free(got);
+	unlink(cmd);
+	unlink(devpath);
+
+	/* No device (an older module): _control and the nodes, as before. */
+	rc = run_kstats("trace t1 start vfs_read", &out);
+	EQ_U64(rc, 64);
+	CHECK(strstr(out, "/_control is not in debugfs") != NULL, "trace without the device: %s", out);
+	free(out);
+	rc = run_kstats("reset read", &out);
+	EQ_U64(rc, 64);
+	CHECK(strstr(out, "/read is not in debugfs") != NULL, "reset without the device: %s", out);
+	free(out);
+	rc = run_kstats("stop nosuch", &out);
+	EQ_U64(rc, 66);
+	free(out);
+	unsetenv("KSTATS_DEV");
+}
+
 static void test_cli(void)
 {
 	static const char *const names[] = {
@@ -966,6 +1069,8 @@ static void test_cli(void)
 	EQ_U64(rc, 64);
 	free(out);
 
+	test_dev();
+
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char l[4096];
 
@@ -973,6 +1078,33 @@ static void test_cli(void)
 		unlink(l);
 	}
 	rmdir(keyroot);
+}
+
+/* Lockdown's refusals name it; the device's path is the one in use. */
+static void test_lockdown(void)
+{
+	char buf[256], mode[32];
+
+	CHECK(!lockdown_parse("[none] integrity confidentiality\n", mode, sizeof(mode)),
+	      "none is no lockdown");
+	CHECK(!lockdown_parse("", mode, sizeof(mode)), "an empty file is no lockdown");
+	CHECK(lockdown_parse("none [integrity] confidentiality\n", mode, sizeof(mode)) == mode,
+	      "integrity");
+	EQ_STR(mode, "integrity");
+	lockdown_parse("none integrity [confidentiality]\n", mode, sizeof(mode));
+	EQ_STR(mode, "confidentiality");
+
+	dev = "/dev/kstats";
+	perm_hint(buf, sizeof(buf), EPERM, "integrity", false, "reset");
+	EQ_STR(buf, ": the kernel is locked down (integrity), which refuses writable debugfs files; "
+	       "this kstats module has no /dev/kstats (upgrade kstats-dkms)");
+	perm_hint(buf, sizeof(buf), EPERM, "confidentiality", true, "trace");
+	EQ_STR(buf, ": the kernel is locked down (confidentiality), where kstats attaches no probes");
+	perm_hint(buf, sizeof(buf), EPERM, "confidentiality", true, "reset");
+	EQ_STR(buf, ": the kernel is locked down (confidentiality)");
+	/* No lockdown: not lockdown's doing. */
+	perm_hint(buf, sizeof(buf), EPERM, NULL, false, "trace");
+	CHECK(!strstr(buf, "locked down"), "no lockdown: %s", buf);
 }
 
 int main(int argc, char **argv)
@@ -991,6 +1123,7 @@ int main(int argc, char **argv)
 	test_fold_frame();
 	test_fold();
 	test_cli();
+	test_lockdown();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -4,9 +4,13 @@
 All durations are nanoseconds (ns), as the kernel records them. Metrics
 live in /sys/kernel/debug/kstats (root only), or in the directory named by
 the environment variable KSTATS_ROOT, as for the C tool. Traces are
-"_control" lines; results are node files. Errors are KstatsError, a
-subclass of OSError carrying the errno, the failed _control line and
-kstats' dmesg line where one could be read.
+"_control" lines, and metrics' reset, stop and start commands; they go to
+the device /dev/kstats (or the one KSTATS_DEV names) whenever it exists,
+which kernel lockdown (Secure Boot) lets through, else (older modules,
+which have no device) to _control and the metrics' node files. Results
+are node files. Errors are KstatsError, a subclass of OSError carrying
+the errno, the failed command line and kstats' dmesg line where one
+could be read; a refusal by lockdown says so.
 
     import kstats
     with kstats.trace("rd", start="vfs_read") as t:
@@ -25,12 +29,15 @@ from ._node import (KEY_PARTS, PCT_KEYS, Node, ParseError, Percentile, Slot,
                     parse_keys, slot_base, slot_of, slot_top)
 
 __all__ = ["KstatsError", "Metric", "Trace", "Summary", "Percentile", "Slot",
-           "TraceInfo", "Node", "ParseError", "root", "metrics", "metric",
+           "TraceInfo", "Node", "ParseError", "root", "device", "metrics", "metric",
            "trace", "traces", "parse", "parse_keys", "compute_percentile",
            "n_slots", "slot_base", "slot_of", "slot_top", "PCT_KEYS", "KEY_PARTS",
            "TRACE_KEYWORDS"]
 
 DEBUGFS_ROOT = "/sys/kernel/debug/kstats"
+#: Where newer modules take commands (older ones: _control and the nodes).
+DEVICE = "/dev/kstats"
+LOCKDOWN_FILE = "/sys/kernel/security/lockdown"
 #: A trace's keyed rows are in KEY-NAME, which is not a histogram.
 KEY_PREFIX = "KEY-"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).
@@ -63,6 +70,50 @@ def root() -> str:
     return os.environ.get("KSTATS_ROOT") or DEBUGFS_ROOT
 
 
+def device() -> str:
+    """The device commands go to when it exists: $KSTATS_DEV, else
+    /dev/kstats (as for the C tool)."""
+    return os.environ.get("KSTATS_DEV") or DEVICE
+
+
+def _use_device() -> bool:
+    # Whenever the module has one; its errors are reported, not retried
+    # on debugfs, where lockdown would only refuse them again.
+    return os.path.exists(device())
+
+
+def _lockdown_parse(text: str) -> str | None:
+    """The mode the lockdown file's @text ("none [integrity]
+    confidentiality") selects; None for none or no selection."""
+    start, end = text.find("["), text.find("]")
+    if start < 0 or end < start:
+        return None
+    mode = text[start + 1:end]
+    return None if mode == "none" else mode
+
+
+def _lockdown_mode() -> str | None:
+    try:
+        with open(LOCKDOWN_FILE, encoding="ascii") as f:
+            return _lockdown_parse(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _perm_hint(err: int, mode: str | None, to_dev: bool, verb: str) -> str:
+    """What to add to strerror(@err) when lockdown (@mode) refused a
+    command: on debugfs, that the module has no device; on the device,
+    that confidentiality attaches no probes (a trace)."""
+    if err != _errno.EPERM or not mode:
+        return ""
+    if not to_dev:
+        return (f": the kernel is locked down ({mode}), which refuses writable debugfs "
+                f"files; this kstats module has no {device()} (upgrade kstats-dkms)")
+    if mode == "confidentiality" and verb == "trace":
+        return ": the kernel is locked down (confidentiality), where kstats attaches no probes"
+    return f": the kernel is locked down ({mode})"
+
+
 def _check_name(name: str) -> None:
     if (not name or "/" in name or name.startswith(".") or name.startswith("_")
             or any(c.isspace() for c in name)):
@@ -79,6 +130,15 @@ def _read(path: str) -> str:
     except OSError as e:
         raise KstatsError(e.errno or _errno.EIO, os.strerror(e.errno or _errno.EIO),
                           filename=path) from None
+
+
+def _control(line: str, directory: str | None = None) -> None:
+    """A "trace ..." or "remove ..." line: to the device, or to the
+    _control of @directory (root())."""
+    if _use_device():
+        _write(device(), line, True)
+    else:
+        _write(os.path.join(directory or root(), "_control"), line)
 
 
 def _kmsg_open() -> int | None:
@@ -133,11 +193,12 @@ def _fstype(path: str) -> str:
     return kind
 
 
-def _write(path: str, line: str) -> None:
-    """Write @line to @path in one write(); KstatsError with the errno and
-    kstats' dmesg reason on failure. Only files of debugfs are written: a
-    KSTATS_ROOT of captured files is read, never overwritten (EROFS)."""
-    if _fstype(path) != "debugfs":
+def _write(path: str, line: str, to_dev: bool = False) -> None:
+    """Write @line to @path (the device when @to_dev) in one write();
+    KstatsError with the errno and kstats' dmesg reason on failure. Only
+    the device and files of debugfs are written: a KSTATS_ROOT of captured
+    files is read, never overwritten (EROFS)."""
+    if not to_dev and _fstype(path) != "debugfs":
         raise KstatsError(_errno.EROFS, "not in debugfs: kstats writes only to "
                           "kstats' own files", line.rstrip("\n"), None, path)
     kfd = _kmsg_open()
@@ -149,7 +210,8 @@ def _write(path: str, line: str) -> None:
             os.close(fd)
     except OSError as e:
         err = e.errno or _errno.EIO
-        raise KstatsError(err, os.strerror(err), line.rstrip("\n"),
+        hint = _perm_hint(err, _lockdown_mode(), to_dev, line.split(" ", 1)[0].strip())
+        raise KstatsError(err, os.strerror(err) + hint, line.rstrip("\n"),
                           _kmsg_reason(kfd), path) from None
     if kfd is not None:
         os.close(kfd)
@@ -204,11 +266,17 @@ class Metric:
         return parse(_read(os.path.join(self._dir, "_interval", self.name)))
 
     def _cmd(self, word: str) -> None:
-        _write(self.path, word + "\n")
+        # The device takes "WORD NAME"; an older module's node takes WORD.
+        if _use_device():
+            _write(device(), f"{word} {self.name}\n", True)
+        else:
+            _write(self.path, word + "\n")
 
     def reset(self) -> None:
-        """Clear all CPUs' counters (and the interval). KstatsError: EPERM
-        or EACCES without root or under lockdown, ENOENT/EIO when gone."""
+        """Clear all CPUs' counters (and the interval): "reset NAME" to
+        the device, or "reset" to the node (older modules). KstatsError:
+        EPERM or EACCES without root or under lockdown (without a device),
+        ENOENT/EIO when gone."""
         self._cmd("reset")
 
     def stop(self) -> None:
@@ -274,9 +342,9 @@ _LISTING_INTS = ("bits", "functions", "skipped", "maxactive", "memory", "missed"
 
 
 def traces() -> list[dict[str, Any]]:
-    """The _control listing: one dict per trace, keyed by the listing's
-    words (name, method, bits, start, end, functions, skipped, maxactive,
-    memory in bytes, missed, key, keys, other, slowest, the filters, and
+    """The _control listing (read from device() when it exists, as the
+    same text): one dict per trace, keyed by the listing's words (name,
+    method, bits, start, end, functions, skipped, maxactive, memory in bytes, missed, key, keys, other, slowest, the filters, and
     for an off-CPU trace kind, state, tasks, min, max; for a matched pair,
     match, expire and repeat), "gone": True when its module unloaded. Counts are
     ints; "-" (no end, no key, no max) and the other words are strings;
@@ -284,7 +352,8 @@ def traces() -> list[dict[str, Any]]:
     for a trace made with gap off, else "on" (the listing says only
     "gap off")."""
     out = []
-    for line in _read(os.path.join(root(), "_control")).splitlines():
+    src = device() if _use_device() else os.path.join(root(), "_control")
+    for line in _read(src).splitlines():
         w = line.split()
         if not w:
             continue
@@ -318,7 +387,7 @@ def _remove_live() -> None:
 
 
 class Trace(Metric):
-    """A trace set up through _control, also a context manager: leaving
+    """A trace set up through the device (or _control), also a context manager: leaving
     the `with` block removes it (and its GAP-NAME and KEY-NAME nodes), even on an
     exception. Its data goes with it: read what you need inside. A trace
     not removed when the script exits (normally, or on an exception) is
@@ -351,7 +420,7 @@ class Trace(Metric):
         no longer there. Idempotent on this object."""
         if self.removed:
             return
-        _write(os.path.join(self._dir, "_control"), f"remove {self.name}\n")
+        _control(f"remove {self.name}\n", self._dir)
         self.removed = True
         _LIVE[:] = [t for t in _LIVE if t is not self]
 
@@ -376,7 +445,8 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
     [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
-    [comm C] [cpu N] [match A] [expire NS] [repeat R] [if V ...] [gap off]" written to _control. @start defaults to @name; @end
+    [comm C] [cpu N] [match A] [expire NS] [repeat R] [if V ...] [gap off]" written to device()
+    (or _control, on older modules). @start defaults to @name; @end
     times from reaching @start to reaching @end; @bits is frac_bits
     (0..5); @method one of kretprobe, fprobe, kprobe, tracepoint.
     Durations are recorded in ns. @key (a string "kstack:8,comm" or a
@@ -412,7 +482,8 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     written; a @comm keeps its blanks, written as KEY-NAME prints them
     (\\040 for a space). The kernel's refusals raise KstatsError with its errno
     (ENOENT unknown function, EINVAL bad word, EEXIST name taken,
-    ENAMETOOLONG, EOPNOTSUPP no fprobe), the line and its dmesg reason."""
+    ENAMETOOLONG, EOPNOTSUPP no fprobe; EPERM under lockdown, "confidentiality"
+    on the device, any mode on _control), the line and its dmesg reason."""
     if unknown:
         bad = ", ".join(sorted(unknown))
         # _control's words that Python spells otherwise.
@@ -460,7 +531,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
         raise KstatsError(_errno.EINVAL, f"trace {name}: method {method}: use one of "
                           + ", ".join(METHODS))
     line = " ".join(words)
-    _write(os.path.join(root(), "_control"), line + "\n")
+    _control(line + "\n")
     return Trace(name, line, keep)
 
 

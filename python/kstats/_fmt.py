@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Text of the C tool's `kstats list` view (tools/kstats.c, cmd_list)."""
+"""Text of the C tool's `kstats list` view (tools/list.c, cmd_list)."""
 from __future__ import annotations
 
 from ._node import Node

@@ -387,10 +387,12 @@ class Control(unittest.TestCase):
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
-        self.env = mock.patch.dict(os.environ, {"KSTATS_ROOT": self.tmp.name})
+        # No device: an older module's _control and nodes.
+        self.env = mock.patch.dict(os.environ, {"KSTATS_ROOT": self.tmp.name,
+                                                "KSTATS_DEV": self.tmp.name + "/nodev"})
         self.env.start()
         self.writes = []
-        self.w = mock.patch("kstats._write", lambda p, line: self.writes.append(
+        self.w = mock.patch("kstats._write", lambda p, line, to_dev=False: self.writes.append(
             (os.path.basename(p), line)))
 
     def tearDown(self):
@@ -499,11 +501,129 @@ class Control(unittest.TestCase):
         # A FIFO-free check of _write: a regular file receives the line in one write.
         c = os.path.join(self.tmp.name, "_control")
         open(c, "w").close()
-        t = kstats.trace("rd", start="vfs_read")
+        # keep: no remove at exit, when KSTATS_DEV no longer names a stand-in.
+        t = kstats.trace("rd", start="vfs_read", keep=True)
         with open(c) as f:
             self.assertEqual(f.read(), "trace rd bits 3 start vfs_read\n")
         self.assertFalse(t.removed)
         self.assertEqual(stat.S_IFMT(os.stat(c).st_mode), stat.S_IFREG)
+
+
+class Device(unittest.TestCase):
+    """Commands go to the device whenever it exists (a regular file stands
+    in for it here): the exact bytes of each one write; its listing."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dev = os.path.join(self.tmp.name, "dev")
+        # The root is captured files, never written: everything goes to dev.
+        self.env = mock.patch.dict(os.environ, {"KSTATS_ROOT": self.tmp.name,
+                                                "KSTATS_DEV": self.dev})
+        self.env.start()
+        open(self.dev, "w").close()
+
+    def tearDown(self):
+        self.env.stop()
+        self.tmp.cleanup()
+
+    def written(self):
+        with open(self.dev, encoding="ascii") as f:
+            data = f.read()
+        open(self.dev, "w").close()
+        return data
+
+    def test_default_and_override(self):
+        self.assertEqual(kstats.device(), self.dev)
+        with mock.patch.dict(os.environ, {"KSTATS_DEV": ""}):
+            self.assertEqual(kstats.device(), "/dev/kstats")
+
+    def test_commands_bytes(self):
+        t = kstats.trace("rd", start="vfs_read", key="kstack:4,comm", comm="my prog", keep=True)
+        self.assertEqual(self.written(),
+                         "trace rd bits 3 start vfs_read key kstack:4,comm comm my\\040prog\n")
+        # Each write lands at the file's start: one command at a time.
+        for word, call in (("reset", t.reset), ("stop", t.stop), ("start", t.start)):
+            call()
+            self.assertEqual(self.written(), f"{word} rd\n")
+        t.gap.reset()
+        self.assertEqual(self.written(), "reset GAP-rd\n")
+        kstats.Metric("client.m").stop()
+        self.assertEqual(self.written(), "stop client.m\n")
+        t.remove()
+        self.assertEqual(self.written(), "remove rd\n")
+        self.assertTrue(t.removed)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "_control")))
+
+    def test_listing_from_device(self):
+        with open(self.dev, "w") as f:
+            f.write("rd method kretprobe bits 3 start vfs_read end - missed 2\n")
+        with open(os.path.join(self.tmp.name, "_control"), "w") as f:
+            f.write("other method kprobe\n")
+        self.assertEqual([(d["name"], d["missed"]) for d in kstats.traces()], [("rd", 2)])
+
+    def test_device_errors_are_not_retried(self):
+        # A device that refuses (a directory here: EISDIR): its errno, no _control.
+        os.unlink(self.dev)
+        os.mkdir(self.dev)
+        with self.assertRaises(kstats.KstatsError) as cm:
+            kstats.trace("rd", start="vfs_read")
+        self.assertEqual(cm.exception.errno, errno.EISDIR)
+        self.assertEqual(cm.exception.filename, self.dev)
+        self.assertEqual(cm.exception.line, "trace rd bits 3 start vfs_read")
+
+    def test_without_device(self):
+        # An older module: _control (refused here, as captured files: EROFS).
+        os.unlink(self.dev)
+        with self.assertRaises(kstats.KstatsError) as cm:
+            kstats.trace("rd", start="vfs_read")
+        self.assertEqual(cm.exception.errno, errno.EROFS)
+        self.assertEqual(cm.exception.filename, os.path.join(self.tmp.name, "_control"))
+        with self.assertRaises(kstats.KstatsError) as cm:
+            kstats.Metric("rd").reset()
+        self.assertEqual(cm.exception.filename, os.path.join(self.tmp.name, "rd"))
+
+
+class Lockdown(unittest.TestCase):
+    """A refusal by kernel lockdown says so."""
+
+    def test_parse(self):
+        self.assertIsNone(kstats._lockdown_parse("[none] integrity confidentiality\n"))
+        self.assertIsNone(kstats._lockdown_parse(""))
+        self.assertEqual(kstats._lockdown_parse("none [integrity] confidentiality\n"), "integrity")
+        self.assertEqual(kstats._lockdown_parse("none integrity [confidentiality]\n"),
+                         "confidentiality")
+
+    def eperm_on(self, path, mode, func):
+        def refuse(*args, **kw):
+            raise PermissionError(errno.EPERM, "Operation not permitted")
+        with mock.patch("kstats._fstype", lambda p: "debugfs"), \
+                mock.patch("kstats._lockdown_mode", lambda: mode), \
+                mock.patch("os.open", refuse):
+            with self.assertRaises(kstats.KstatsError) as cm:
+                func()
+        self.assertEqual(cm.exception.errno, errno.EPERM)
+        self.assertEqual(cm.exception.filename, path)
+        return str(cm.exception)
+
+    def test_messages(self):
+        with tempfile.TemporaryDirectory() as d:
+            dev = os.path.join(d, "dev")
+            with mock.patch.dict(os.environ, {"KSTATS_ROOT": d, "KSTATS_DEV": dev}):
+                # No device: debugfs refuses writable files under integrity.
+                msg = self.eperm_on(os.path.join(d, "rd"), "integrity",
+                                    lambda: kstats.Metric("rd").reset())
+                self.assertIn("Operation not permitted: the kernel is locked down (integrity), "
+                              "which refuses writable debugfs files; this kstats module has no "
+                              f"{dev} (upgrade kstats-dkms)", msg)
+                msg = self.eperm_on(os.path.join(d, "_control"), None,
+                                    lambda: kstats.trace("rd", start="vfs_read", keep=True))
+                self.assertNotIn("locked down", msg)
+                # The device: confidentiality attaches no probes.
+                open(dev, "w").close()
+                msg = self.eperm_on(dev, "confidentiality",
+                                    lambda: kstats.trace("rd", start="vfs_read", keep=True))
+                self.assertIn("Operation not permitted: the kernel is locked down "
+                              "(confidentiality), where kstats attaches no probes", msg)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kstats export: Prometheus text exposition format. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kstats.h"
+
+/*
+ * Every node, as Prometheus families: nodes whose names map to one metric
+ * name (a.b, a_b, a-b) are one family with a node label each, in the
+ * order of the first of them.
+ */
+static int export_families(FILE *f, char **names, int n, enum ks_buckets bk,
+			   bool per_cpu)
+{
+	struct ks_node *nd = calloc(n ? n : 1, sizeof(*nd));
+	const struct ks_node **fam = calloc(n ? n : 1, sizeof(*fam));
+	char (*pn)[160] = calloc(n ? n : 1, sizeof(*pn));
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	int i, j, rc = 0, loaded = 0;
+
+	if (!nd || !fam || !pn || !done) {
+		rc = err_exit(EX_OSERR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++, loaded++) {
+		rc = load(names[i], false, &nd[i]);
+		if (rc == EX_NOINPUT) {	/* removed meanwhile */
+			done[i] = true;
+			rc = 0;
+			continue;
+		}
+		if (rc)
+			goto out;
+		ks_prom_name(pn[i], sizeof(pn[i]), nd[i].name);
+	}
+	for (i = 0; i < n; i++) {
+		size_t k = 0;
+
+		if (done[i])
+			continue;
+		for (j = i; j < n; j++) {
+			if (done[j] || strcmp(pn[i], pn[j]))
+				continue;
+			fam[k++] = &nd[j];
+			done[j] = true;
+		}
+		ks_prom_write_family(f, fam, k, bk, per_cpu);
+	}
+out:
+	for (i = 0; nd && i < loaded; i++)
+		ks_node_free(&nd[i]);
+	free(done);
+	free(pn);
+	free(fam);
+	free(nd);
+	return rc;
+}
+
+static int usage_export(FILE *f)
+{
+	fputs("usage: kstats export --prometheus [--textfile DIR] [--per-cpu] [--buckets pow2|slots]\n"
+	      "Every metric as a Prometheus histogram (seconds) and its missed counter,\n"
+	      "to stdout, or atomically to DIR/kstats.prom for node_exporter's\n"
+	      "textfile collector.\n", f);
+	return f == stdout ? 0 : EX_USAGE;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "prometheus", no_argument, NULL, 'P' },
+		{ "textfile", required_argument, NULL, 't' },
+		{ "per-cpu", no_argument, NULL, 'c' },
+		{ "buckets", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	enum ks_buckets bk = KS_B_POW2;
+	const char *dir = NULL;
+	bool prom = false, per_cpu = false;
+	char tmp[4096], dst[4096], **names;
+	FILE *f = stdout;
+	int opt, rc, n, fd;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'P': prom = true; break;
+		case 't': dir = optarg; break;
+		case 'c': per_cpu = true; break;
+		case 'b':
+			if (!strcmp(optarg, "pow2"))
+				bk = KS_B_POW2;
+			else if (!strcmp(optarg, "slots"))
+				bk = KS_B_SLOTS;
+			else
+				return err_exit(EX_USAGE, "--buckets %s: use pow2 or slots", optarg);
+			break;
+		case 'h': return usage_export(stdout);
+		default: bad_option(argv, opt); return usage_export(stderr);
+		}
+	}
+	if (!prom || optind != argc) {
+		if (optind != argc)
+			err_exit(EX_USAGE, "export takes no NAME: '%s'", argv[optind]);
+		else
+			err_exit(EX_USAGE, "export: give --prometheus (the one format)");
+		return usage_export(stderr);
+	}
+	if ((rc = check_root()))
+		return rc;
+	n = metric_names(&names);
+	if (n < 0)
+		return node_error("list", root, errno);
+	if (dir) {
+		snprintf(dst, sizeof(dst), "%s/kstats.prom", dir);
+		/* Same directory, so rename() is atomic; node_exporter skips it. */
+		snprintf(tmp, sizeof(tmp), "%s/.kstats.prom.XXXXXX", dir);
+		fd = mkstemp(tmp);
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			int e = errno;
+
+			free_names(names, n);
+			return err_exit(EX_CANTCREAT, "--textfile %s: %s", dir, strerror(e));
+		}
+		fchmod(fd, 0644);
+	}
+	rc = export_families(f, names, n, bk, per_cpu);
+	free_names(names, n);
+	if (!dir)
+		return rc;
+	if (rc || fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, dst)) {
+		int e = errno;
+
+		unlink(tmp);
+		return rc ? rc : err_exit(EX_CANTCREAT, "%s: %s", dst, strerror(e));
+	}
+	return 0;
+}

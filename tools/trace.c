@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kstats trace and kstats remove. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "kstats.h"
+
+int cmd_trace(int argc, char **argv)
+{
+	if (argc < 2)
+		err_exit(EX_USAGE, "trace: give NAME and its words");
+	if (argc < 2 || wants_help(argc, argv)) {
+		fputs("usage: kstats trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]\n"
+		      "                   [key K[,K]] [keys N] [slowest N]\n"
+		      "                   [pid P] [tgid P] [comm C] [cpu N] [if V ...]\n"
+		      "                   [match argI[,argJ]] [expire NS] [repeat replace|keep]\n"
+		      "                   [gap on|off]\n"
+		      "       kstats trace NAME offcpu [state any|all|S|D] [min NS] [max NS]\n"
+		      "                   [tasks all|user|kernel] [key K[,K]] ... (no start, end, method)\n"
+		      "Writes \"trace NAME WORDS\" to /dev/kstats (or _control): _control's words\n"
+		      "(README, kstats(8)).\n"
+		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid, cpu, ret[:T], argN[:T] or\n"
+		      "argN:log2 (T: s8..s64, u8..u64); rows in KEY-NAME;\n"
+		      "off-CPU traces also waker-kstack[:D], waker-comm, waker-pid.\n"
+		      "V: argN or ret, [:s8..s64|:u8..u64], == != < <= > >= &, a number ('ret<0':\n"
+		      "quote it from the shell).\n",
+		      argc < 2 ? stderr : stdout);
+		return argc < 2 ? EX_USAGE : 0;
+	}
+	return control("trace", argc - 1, argv + 1);
+}
+
+int cmd_remove(int argc, char **argv)
+{
+	if (argc != 2 && !wants_help(argc, argv))
+		err_exit(EX_USAGE, argc < 2 ? "remove: give NAME" : "remove takes one NAME: '%s' too",
+			 argv[argc < 2 ? 0 : 2]);
+	if (argc != 2 || wants_help(argc, argv)) {
+		fputs("usage: kstats remove NAME\nRemoves the trace NAME (its data goes with it).\n",
+		      argc != 2 ? stderr : stdout);
+		return argc != 2 ? EX_USAGE : 0;
+	}
+	return control("remove", 1, argv + 1);
+}
