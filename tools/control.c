@@ -21,11 +21,19 @@
 /* The device: KSTATS_DEV or --dev (main.c), else /dev/kstats. */
 const char *dev = DEFAULT_DEV;
 
-/* Does the module take commands on its device (older ones have none)? */
+/*
+ * Does the module take commands on its device (older ones have none)?
+ * Not for a --root of captured files, unless a device was named: the
+ * live module's metrics are not theirs.
+ */
 bool use_dev(void)
 {
+	struct statfs sf;
 	struct stat st;
 
+	if (strcmp(dev, DEFAULT_DEV) == 0 && strcmp(root, DEFAULT_ROOT) &&
+	    (statfs(root, &sf) || sf.f_type != DEBUGFS_MAGIC))
+		return false;
 	return !stat(dev, &st);
 }
 
