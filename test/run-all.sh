@@ -79,7 +79,7 @@ want_kernel() {
 	return 1
 }
 # What a kernel's job checks, besides its build.
-KERNEL_AREAS=(layers sparse refusals basic trace engine keys offcpu counts hotplug fuzz tool
+KERNEL_AREAS=(layers sparse refusals basic trace engine keys offcpu counts hotplug fuzz lockdown tool
 	pyguest peer bio debugfs insn)
 
 LOGS=$TOP/out/logs
@@ -117,7 +117,7 @@ SUITES=()
 for sk in "${KS_SUITE_KERNELS[@]}"; do
 	read -r suite flavour <<<"$sk"
 	want_kernel "$suite" "$suite-${flavour%-amd64}" "$suite-$flavour" || continue
-	want build sparse refusals basic trace engine keys offcpu counts hotplug fuzz || continue
+	want build sparse refusals basic trace engine keys offcpu counts hotplug fuzz lockdown || continue
 	SUITES+=("$sk")
 done
 # arm64 and the debug test kernel count as kernels for --kernel.
@@ -351,6 +351,11 @@ core_guests() {
 	# and keyed rows keep every sample once (test/hotplug_test.py).
 	want hotplug && guest_suite "$k" hotplug "guest takes CPU 1 offline and online under traces" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
+	# /dev/kstats and kernel lockdown, integrity then confidentiality
+	# (test/lockdown/); keys, offcpu and counts above ran locked down too.
+	want lockdown && guest_suite "$k" lockdown "guest controls kstats through /dev/kstats under lockdown" \
+		"$series" "out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstats_test_client.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
 	# The grammar fuzzer: the corpus, then KS_FUZZ_LINES lines of this
 	# run's seed; slub_debug=U lets it count kstats' live slab objects.
 	want fuzz && KS_APPEND="slub_debug=U,kmalloc-*" guest_suite "$k" fuzz \

@@ -76,5 +76,8 @@ for kv in "${KERNELS[@]}"; do
 		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask"
 	KS_ACCEL=$ST guest_suite "$k" keys "guest runs the keyed-trace script" "$series arm64" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
+	KS_ACCEL=$ST guest_suite "$k" lockdown "guest controls kstats through /dev/kstats under lockdown" \
+		"$series arm64" "out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstats_test_client.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
 done
 finish

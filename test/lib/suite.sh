@@ -81,17 +81,20 @@ counted() {
 # the guest script, the kernel boots it with FILEs under /modules/, and
 # the same checker counts what the console shows.
 guest_suite() {
-	local k=$1 name=$2 title=$3 gen=$4 script console result
+	local k=$1 name=$2 title=$3 gen=$4 script console result py
 	local KS_STEP="guest $name"
 	shift 4
+	# test/NAME_test.py, or test/AREA/NAME_test.py for areas with a folder.
+	py=test/${name}_test.py
+	[[ -f $py ]] || py=test/$name/${name}_test.py
 	script=$LOGS/$name-$k.sh
 	console=$LOGS/guest-$name-$k.console
 	result=$LOGS/$name-$k.result
 	# shellcheck disable=SC2086
-	python3 "test/${name}_test.py" gen "$script" $gen
+	python3 "$py" gen "$script" $gen
 	KS_TIMEOUT=${KS_TIMEOUT:-600} run "$k: $title, clean console" \
 		bash test/lib/run-guest.sh "$k" "$script" "$console" "$@"
-	python3 "test/${name}_test.py" check "$console" >"$result" 2>&1
+	python3 "$py" check "$console" >"$result" 2>&1
 	sed "s/^/    [$k] /" "$result"
 	add_counts "$result"
 }
