@@ -355,7 +355,7 @@ core_guests() {
 	# (test/lockdown/); keys, offcpu and counts above ran locked down too.
 	want lockdown && guest_suite "$k" lockdown "guest controls kstats through /dev/kstats under lockdown" \
 		"$series" "out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstats_test_client.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
+		"out/$k/kstats_test_client.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt" "out/tools/kstats"
 	# The grammar fuzzer: the corpus, then KS_FUZZ_LINES lines of this
 	# run's seed; slub_debug=U lets it count kstats' live slab objects.
 	want fuzz && KS_APPEND="slub_debug=U,kmalloc-*" guest_suite "$k" fuzz \

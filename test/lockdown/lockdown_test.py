@@ -28,7 +28,7 @@ from basic_test import Results, parse, report, summary  # noqa: E402
 from trace_test import nodes, total  # noqa: E402
 
 DELAY_NS, N1, N_STOPPED, N3 = 20000, 10, 5, 3
-N_PRE, N_CLIENT = 4, 7
+N_PRE, N_CLIENT, N_RUN = 4, 7, 6
 RACE_ROUNDS = 20
 FUZZ_LINES = 1500
 LONG64 = "x" * 64
@@ -56,6 +56,16 @@ PARITY = [
 def gen(path, series, arch="x86_64"):
     # TCG runs arm64's single-threaded guests slower: a third of the lines.
     fuzz = FUZZ_LINES if arch == "x86_64" else FUZZ_LINES // 3
+    # kstats run, where the tool is built (x86_64): SIGTERM ends it, so
+    # the calls made while it ran are all its histogram shows.
+    run = "" if arch != "x86_64" else """/modules/kstats run lr start kst_target_delay > /tmp/run.out 2>&1 &
+p=$!
+while ! grep -q '^lr ' /dev/kstats; do usleep 10000; done
+tgt "delay %d %d"
+kill -TERM $p; wait $p; echo "@@RUN rc=$?"
+sed 's/^/@@RUNOUT /' /tmp/run.out
+echo "@@RUN-LEFT $(grep -c '^lr ' /dev/kstats)"
+""" % (DELAY_NS, N_RUN)
     par = "\n".join('parity "%s"' % l for l in PARITY)
     script = """set -u
 D=/sys/kernel/debug/kstats
@@ -136,7 +146,7 @@ echo "@@INTERVAL-BEGIN"; cat $D/_interval/ld; echo "@@INTERVAL-END"
 echo "@@INTERVAL2-BEGIN"; cat $D/_interval/ld; echo "@@INTERVAL2-END"
 echo "@@LIST $(grep -c '^ld ' /dev/kstats)"
 dev "remove ld"
-
+%(run)s
 step fuzz
 /modules/ksfuzz -s 1 -k "$(uname -r)" -n %(fuzz)d -b 500 -P /dev/kstats -c /modules/control.txt -f /tmp/funcs
 echo "@@FUZZ-RC $?"
@@ -167,9 +177,14 @@ rmmod kstats && echo "@@RMMOD ok"
 echo "@@GONE $([ -e /dev/kstats ] && echo dev) $([ -e $D ] && echo dir)"
 step done
 """ % {"par": par, "rounds": RACE_ROUNDS, "ns": DELAY_NS, "n1": N1, "n2": N_STOPPED,
-       "n3": N3, "fuzz": fuzz, "npre": N_PRE, "nc": N_CLIENT}
+       "n3": N3, "fuzz": fuzz, "run": run, "npre": N_PRE, "nc": N_CLIENT}
     with open(path, "w") as f:
         f.write(script)
+
+
+def x86(log):
+    m = re.search(r"KSTATS-GUEST-START (\S+)", log)
+    return not (m and m.group(1).endswith("-arm64"))
 
 
 def says(step_lines):
@@ -278,6 +293,13 @@ def check(logpath):
             "integrity: _interval/ld reads %d, then 0" % N3,
             str((summary(iv)[0].get("samples"), summary(iv2)[0].get("samples"))))
     r.check("@@LIST 1" in st, "integrity: reading /dev/kstats lists the trace")
+    if x86(log):
+        out = [l[len("@@RUNOUT "):] for l in st if l.startswith("@@RUNOUT ")]
+        r.check("@@RUN rc=0" in st, "integrity: kstats run exits 0 at SIGTERM", str(out[-3:]))
+        r.check(any(l.startswith("lr: %d samples, missed 0" % N_RUN) for l in out),
+                "integrity: kstats run shows the histogram of the %d calls made while it ran"
+                % N_RUN, str(out[:3]))
+        r.check("@@RUN-LEFT 0" in st, "integrity: and removes its trace")
 
     st = steps.get("fuzz", [])
     done = [l for l in st if "@@FUZZ-DONE" in l]
