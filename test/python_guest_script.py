@@ -6,8 +6,12 @@ PYTHONPATH. A real user script: it traces kst_target_delay(), whose calls
 spin a known time, inside a `with` block, checks the summary against the
 known duration and against what the caller measured around the same calls
 (the target module times each call itself, on kstats' clock), leaves the
-block and checks that _control lists nothing. Prints "@@OK what" or
-"@@FAIL what: detail" per check and "@@END N" (checked by
+block and checks that _control lists nothing. Then it raises lockdown,
+as Secure Boot does: under integrity the same API, through /dev/kstats
+only, counts exactly the target's calls; under confidentiality its trace
+is refused, saying why. Prints "@@OK what" or "@@FAIL what: detail" per
+check, "@@LOCKDOWN mode" after each raise, "@@LOCKED N" after the
+lockdown part's N checks and "@@END N" (checked by
 test/python_guest.py)."""
 import errno
 import os
@@ -16,7 +20,14 @@ import sys
 
 import kstats
 
-T = "/sys/kernel/debug/kstats_test_target"
+# The target's device when it has one: lockdown refuses its debugfs file
+# (a write bit), reads included.
+T = "/dev/kstats_test_target"
+if not os.path.exists(T):
+    T = "/sys/kernel/debug/kstats_test_target"
+SECURITYFS = "/sys/kernel/security"
+LOCKDOWN = SECURITYFS + "/lockdown"
+N2 = 13                   # the calls after a reset, under lockdown
 US, N = 200, 100          # N calls of a 200 us spin
 n_checks = 0
 n_failed = 0
@@ -48,6 +59,101 @@ def measured():
 def control_text():
     with open(os.path.join(kstats.root(), "_control")) as f:
         return f.read()
+
+
+def raise_lockdown(mode):
+    """Raise lockdown to @mode (it never goes down again); the file's text."""
+    with open(LOCKDOWN, "w") as f:
+        f.write(mode)
+    with open(LOCKDOWN) as f:
+        text = f.read().strip()
+    print(f"@@LOCKDOWN {text}", flush=True)
+    return text
+
+
+def refused(what, err, prefix, **kw):
+    """kstats.trace(**@kw) through the device: KstatsError @err, and
+    kstats' dmesg line starting with @prefix."""
+    try:
+        kstats.trace(**kw)
+        check(False, what, "accepted")
+    except kstats.KstatsError as e:
+        check(e.errno == err and e.filename == kstats.device()
+              and (e.reason or "").startswith(prefix),
+              what, f"{e.errno} {e.filename} {e.reason!r}")
+
+
+def locked_down():
+    """The API on a Secure Boot machine: lockdown raised after the
+    unsigned modules loaded; every command through /dev/kstats. Returns
+    the number of checks it made."""
+    first = n_checks
+    # Debian's init does not mount securityfs.
+    if not os.path.exists(LOCKDOWN):
+        subprocess.run(["mount", "-t", "securityfs", "securityfs", SECURITYFS], check=True)
+    text = raise_lockdown("integrity")
+    check(text == "none [integrity] confidentiality", "lockdown: integrity raised", text)
+    try:
+        os.close(os.open(os.path.join(kstats.root(), "_control"), os.O_WRONLY))
+        check(False, "integrity: _control refused for writing", "opened")
+    except PermissionError:
+        check(True, "integrity: _control refused for writing (PermissionError)")
+    check(kstats.device() == "/dev/kstats" and os.path.exists(kstats.device())
+          and T.startswith("/dev/"), "integrity: the API and tgt() use the devices",
+          f"{kstats.device()} {T}")
+    tgt("clear")
+    with kstats.trace("ldpy", start="kst_target_delay") as t:
+        names = [d["name"] for d in kstats.traces()]
+        check(names == ["ldpy"], "integrity: traces() lists the trace (read from the device)",
+              str(names))
+        tgt(f"delay {US} {N}")
+        s = t.summary()
+        check(s.samples == N and s.missed == 0 and measured()[0] == N,
+              "integrity: samples == the N calls, exactly", f"{s.samples} {measured()}")
+        t.stop()
+        tgt(f"delay {US} 5")
+        s = t.summary()
+        check(s.samples == N and s.state == "stopped", "integrity: stop(): no new samples",
+              str(s))
+        t.start()
+        t.reset()
+        s = t.summary()
+        check(s.samples == 0 and s.min is None and s.state == "active",
+              "integrity: start(), reset(): active and empty", str(s))
+        tgt(f"delay {US} {N2}")
+        check(t.summary().samples == N2, "integrity: then exactly the N2 new calls",
+              str(t.summary().samples))
+        # The kernel's refusals keep their errno and reason through the device.
+        refused("integrity: unknown function: ENOENT through the device", errno.ENOENT,
+                "kstats: trace ldnx:", name="ldnx", start="kst_no_such_function")
+        refused("integrity: a bad key part: EINVAL through the device", errno.EINVAL,
+                "kstats: trace ldkey: key 'frob'", name="ldkey", start="kst_target_delay",
+                key="frob")
+    names = [d["name"] for d in kstats.traces()]
+    check(names == [], "integrity: leaving the block removed the trace", str(names))
+    # An older module, without a device, is refused and told why.
+    os.environ["KSTATS_DEV"] = "/dev/kstats-none"
+    try:
+        kstats.trace("ldold", start="kst_target_delay")
+        check(False, "integrity, no device: _control refused", "accepted")
+    except kstats.KstatsError as e:
+        check(e.errno == errno.EPERM and "locked down (integrity)" in e.strerror
+              and "no /dev/kstats-none" in e.strerror,
+              "integrity, no device: EPERM, naming lockdown and the missing device", str(e))
+    finally:
+        del os.environ["KSTATS_DEV"]
+    text = raise_lockdown("confidentiality")
+    check(text == "none integrity [confidentiality]", "lockdown: confidentiality raised", text)
+    try:
+        kstats.trace("ldconf", start="kst_target_delay")
+        check(False, "confidentiality: trace refused", "accepted")
+    except kstats.KstatsError as e:
+        check(e.errno == errno.EPERM and e.filename == kstats.device()
+              and "locked down (confidentiality)" in e.strerror,
+              "confidentiality: trace refused, EPERM naming lockdown", str(e))
+    names = [d["name"] for d in kstats.traces()]
+    check(names == [], "confidentiality: nothing listed", str(names))
+    return n_checks - first
 
 
 def main():
@@ -215,6 +321,8 @@ def main():
     check(not os.path.exists(os.path.join(kstats.root(), "pydelay"))
           and not os.path.exists(os.path.join(kstats.root(), "GAP-pyexc")),
           "the trace's nodes are gone", "")
+    # Last: lockdown cannot be lowered again. @@LOCKED only when it ran through.
+    print(f"@@LOCKED {locked_down()}", flush=True)
     print(f"@@END {n_checks}", flush=True)
     return 1 if n_failed else 0
 
