@@ -345,8 +345,8 @@ def traces() -> list[dict[str, Any]]:
     """The _control listing (read from device() when it exists, as the
     same text): one dict per trace, keyed by the listing's words (name,
     method, bits, start, end, functions, skipped, maxactive, memory in bytes, missed, key, keys, other, slowest, the filters, and
-    for an off-CPU trace kind, state, tasks, min, max; for a matched pair,
-    match, expire and repeat), "gone": True when its module unloaded. Counts are
+    for an off-CPU trace kind, state, tasks, min, max; for a section pair,
+    expire; for a matched pair, match and repeat too), "gone": True when its module unloaded. Counts are
     ints; "-" (no end, no key, no max) and the other words are strings;
     "if" is the list of a trace's if words ([] without); "gap" is "off"
     for a trace made with gap off, else "on" (the listing says only
@@ -462,7 +462,8 @@ def trace(name: str, start: str | None = None, end: str | None = None,
 
     @match ("arg0", or "arg2,arg0" for the start's and the end's) pairs a
     section's start and end on an object, not the task; @expire_ns bounds
-    the age of a matched start; @repeat "keep" keeps an object's first
+    the age of a section pair's open start (matched or not; README:
+    "Sections nest"); @repeat "keep" keeps an object's first
     start, not its last (for locks; README: "Sections matched on an
     object").
     @where is an "if" word or a list of them, ANDed: "ret<0",
