@@ -648,7 +648,8 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	if (n == 1 && strcmp(words[0], "trace") && strcmp(words[0], "remove"))
 		return ks_why(req, why, "'%s' is not a command: " KS_COMMANDS, words[0]);
 	if (n < 2)
-		return ks_why(req, why, "expected trace NAME ... or remove NAME");
+		return ks_why(req, why,
+			      "expected trace NAME ..., remove NAME or start|stop|reset NAME");
 	if (strlen(words[1]) > KS_TRACE_NAME_MAX) {
 		ks_why(req, why, "NAME %.16s... is longer than 59 bytes (63 with GAP-)",
 		       words[1]);

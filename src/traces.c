@@ -362,9 +362,6 @@ int ks_trace_add(const struct ks_trace_req *req)
 
 	if (WARN_ON_ONCE(!ops))
 		return -EINVAL;
-	err = ks_lockdown_check(req, ops);
-	if (err)
-		return err;
 	t = ks_trace_alloc(req, ops);
 	if (!t)
 		return -ENOMEM;
@@ -381,6 +378,11 @@ int ks_trace_add(const struct ks_trace_req *req)
 	if (err) {
 		ks_err_ratelimited("trace %s: a trace of that name exists (remove %s first)\n",
 				   req->name, req->name);
+		ks_trace_free(t);
+		return err;
+	}
+	err = ks_lockdown_check(req, ops);
+	if (err) {
 		ks_trace_free(t);
 		return err;
 	}

@@ -160,6 +160,7 @@ echo "@@LOCKDOWN $(cat $L)"
 dev "trace cf start kst_target_delay"
 dev "trace ct start signal:signal_generate end signal:signal_deliver"
 dev "trace co offcpu"
+dev "trace pre bits 3 start kst_target_delay"
 tgt "delay %(ns)d %(npre)d"
 show pre
 dev "remove pre"
@@ -335,6 +336,9 @@ def check(logpath):
     r.check(samples(st, "pre", 0) == (N_PRE, N_PRE),
             "confidentiality: a trace made before the raise records on (%d calls)" % N_PRE,
             str(samples(st, "pre", 0)))
+    again = sy.get("trace pre bits 3 start kst_target_delay")
+    r.check(again is not None and again[2] == "File exists",
+            "confidentiality: a taken name is still EEXIST, as without lockdown", str(again))
     rm = sy.get("remove pre")
     r.check(rm is not None and rm[1] == 0, "confidentiality: and is removed", str(rm))
     r.check(samples(st, "ldc", 0) == (N_CLIENT, N_CLIENT) and samples(st, "ldc", 1) == (0, 0),
