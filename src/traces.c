@@ -103,11 +103,20 @@ static unsigned long ks_probe_missed(struct ks_trace *t)
 	return missed;
 }
 
-/* NAME's set_active hook: start and stop pause the kernel's count too. */
+/*
+ * NAME's set_active hook: start and stop pause the kernel's count too,
+ * and stop and start the method's parts (README), whose state lines then
+ * say so. A part's own stop holds until NAME's next start.
+ */
 static void ks_trace_set_active(void *arg, bool active)
 {
 	struct ks_trace *t = arg;
 	unsigned long raw = ks_probe_missed_raw(t);
+	unsigned int i;
+
+	for (i = 0; i < KS_PARTS_MAX; i++)
+		if (t->part[i])
+			WRITE_ONCE(t->part[i]->active, active);
 
 	spin_lock(&t->probe_lock);
 	if (active && t->probe_stopped)

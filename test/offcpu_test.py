@@ -89,6 +89,11 @@ for n in st BLOCKED-st RUNQ-st; do show $n; done
 echo start > $D/st
 /modules/kstask kstP write $T 'offcpu_thread 1000 5'
 for n in st BLOCKED-st RUNQ-st; do show $n; done
+# A part's own stop holds until NAME's next start.
+echo stop > $D/BLOCKED-st
+echo stop > $D/st
+echo start > $D/st
+for n in st BLOCKED-st RUNQ-st; do show $n; done
 ctl "remove st"
 step sleep
 ctl "trace os offcpu comm sleep key kstack"
@@ -283,6 +288,11 @@ def check(logpath):
     r.check(all(d.get("samples") == again[0].get("samples") for d in again) and
             int(again[0].get("samples", 0)) >= 5,
             "start: NAME and its parts record again, the same samples", str(again))
+    shown = [[summary(x[1])[0].get("state") for x in got.get(n, [])]
+             for n in ("st", "BLOCKED-st", "RUNQ-st")]
+    r.check(all(x == ["stopped", "active", "active"] for x in shown),
+            "stop, start: the parts' state lines follow NAME's, and NAME's start "
+            "restarts a part stopped on its own", str(shown))
 
     st = steps["sleep"]
     rows = with_frame(key_nodes(st).get("os", [{}])[0].get("rows", []), "kstack",
