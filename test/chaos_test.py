@@ -142,7 +142,7 @@ class Worker:
         k = "%s=%s" % (what, result)
         self.ops[k] = self.ops.get(k, 0) + 1
         if result not in allowed:
-            self.fail("%s gave %s, allowed %s" % (what, result, "/".join(sorted(allowed))))
+            self.fail("%s gave %s, allowed %s" % (what, result, "/".join(sorted(map(str, allowed)))))
 
     def fail(self, what):
         self.nbad += 1
@@ -771,7 +771,7 @@ def soak(seconds, seed, base):
         if nxt > end - 5:
             break
         time.sleep(max(0, nxt - time.monotonic()))
-        sample_memory(i, names, nxt - t0)
+        sample_memory(i, names, nxt - t0, dict(pids))
         i += 1
     join(pids)
     ensure_online()
@@ -832,7 +832,23 @@ def intervals(w, end, names):
             json.dump(sums, f)
 
 
-def sample_memory(i, names, t):
+def stuck_stacks(pid):
+    """Where an actor that does not answer waits: its tasks' kernel
+    stacks and wait channels, children included (the tool, python)."""
+    todo, seen = [pid], []
+    while todo and len(seen) < 8:
+        p = todo.pop()
+        seen.append(p)
+        todo += [int(k) for k in slurp("/proc/%d/task/%d/children" % (p, p)).split()
+                 if k.isdigit()]
+        comm = slurp("/proc/%d/comm" % p).strip()
+        wchan = slurp("/proc/%d/wchan" % p).strip()
+        stack = " | ".join(l.split()[-1] for l in slurp("/proc/%d/stack" % p).splitlines()
+                           if l.split())
+        say("@@STUCK pid %d %s wchan %s stack %s" % (p, comm, wchan, stack))
+
+
+def sample_memory(i, names, t, pids=None):
     """With every actor paused, what kstats holds and the system's
     totals; taken again until two samples in a row agree (a remove frees
     after synchronize_rcu(), a worker may be leaving a call)."""
@@ -843,7 +859,11 @@ def sample_memory(i, names, t):
             break
         time.sleep(0.2)
     else:
-        say("@@QUIESCE %d timeout: %s" % (i, [n for n in names if not os.path.exists("/tmp/ack-" + n)]))
+        late = [n for n in names if not os.path.exists("/tmp/ack-" + n)]
+        say("@@QUIESCE %d timeout: %s" % (i, late))
+        for n in late:
+            if pids and n in pids:
+                stuck_stacks(pids[n])
     cur, tries = stable_memory()
     say("@@MEM %d t=%d tries=%d KMEM %s SYS %s" % (i, t, tries, json.dumps(cur, sort_keys=True),
                                                    json.dumps(meminfo(), sort_keys=True)))
