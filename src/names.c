@@ -97,9 +97,12 @@ static bool ks_is_core_data(unsigned long addr)
  */
 int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 {
+	unsigned int retry = 1;
 	struct ks_sym s;
-	int err = ks_lookup(sym, &s);
+	int err;
 
+look_up:
+	err = ks_lookup(sym, &s);
 	if (err == -ENOENT) {
 		if (ks_find_tracepoint(sym))
 			ks_err_ratelimited("trace %s: no function %s; the tracepoint is tracepoint:%s\n",
@@ -122,6 +125,17 @@ int ks_resolve(const char *name, const char *sym, unsigned long *addr)
 		return -EINVAL;
 	}
 	err = ks_probeable(s.addr);
+	/*
+	 * No site where kallsyms put the function: its module may have gone,
+	 * or come back elsewhere, since the lookup. Look again, once.
+	 */
+	if (err == -ESRCH && retry--) {
+		struct ks_sym again;
+		int lookup = ks_lookup(sym, &again);
+
+		if (lookup || again.addr != s.addr)
+			goto look_up;
+	}
 	if (err == -EPERM) {
 		ks_err_ratelimited("trace %s: %s is part of kstats, which cannot trace itself; see /sys/kernel/debug/kprobes/blacklist\n",
 				   name, sym);

@@ -26,6 +26,8 @@ ks_job_start() {
 	(
 		# shellcheck disable=SC2064 # the name now
 		trap "touch '$KS_JOBS_DIR/$name.done'" EXIT
+		# KS_JOB_NICE: this job and its guests yield to un-niced ones.
+		[[ -z ${KS_JOB_NICE:-} ]] || renice -n "$KS_JOB_NICE" -p "$BASHPID" >/dev/null
 		PASSED=0
 		FAILED=0
 		t0=$(ks_now)
