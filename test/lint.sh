@@ -2,6 +2,7 @@
 # Static checks: checkpatch.pl --strict from Debian's linux-source-6.12 on
 # the module's sources, and sparse (make C=2) against one headers package.
 # Usage: test/lint.sh checkpatch | test/lint.sh sparse KVER [MAKE_ARGS...]
+#        | test/lint.sh sparse-log KVER
 # (KDIR=, as for test/build.sh, names another build tree.)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,8 +44,18 @@ sparse)
 	fi
 	grep -q 'CHECK' "$tmp/log" || { echo "sparse did not run"; exit 1; }
 	;;
+sparse-log)
+	# The same verdict on a KS_SPARSE=1 build's log (test/build.sh),
+	# which compiled each file once for both checks.
+	log=out/$2/build.log
+	[[ -f $log ]] || { echo "no $log"; exit 1; }
+	if grep -E ': (warning|error):' "$log"; then
+		exit 1
+	fi
+	grep -q ' CHECK ' "$log" || { echo "sparse did not run in $log"; exit 1; }
+	;;
 *)
-	echo "usage: $0 checkpatch | sparse KVER" >&2
+	echo "usage: $0 checkpatch | sparse KVER | sparse-log KVER" >&2
 	exit 2
 	;;
 esac
