@@ -83,7 +83,7 @@ fails=0
 for r in $(seq 1 %d); do
 	insmod /modules/kstats.ko || fails=$((fails + 1))
 	m=kretprobe
-	[ $((r %% 10)) -eq 0 ] && m=fprobe
+	[ $((r %% 4)) -eq 0 ] && m=fprobe
 	echo "trace z1 start kst_target_sleep method $m" > $K || fails=$((fails + 1))
 	echo "trace z2 start kst_section_begin end kst_section_end key kstack,end-kstack" > $K || fails=$((fails + 1))
 	echo "trace z3 start kst_target_delay method kretprobe key kstack:4,comm" > $K || fails=$((fails + 1))

@@ -19,7 +19,7 @@ cp "$tree/lib/kunit/kunit.ko" out/debug/
 
 script=$RES/debug-guest.sh
 console=$RES/guest-debug.console
-python3 test/debug_test.py gen "$script" "${KS_STRESS_SECONDS:-30}" "${KS_RMMOD_ROUNDS:-50}"
+python3 test/debug_test.py gen "$script" "${KS_STRESS_SECONDS:-30}" "${KS_RMMOD_ROUNDS:-12}"
 # 4 vCPUs share the 2 host cores: give RCU and the watchdogs room.
 # acpi=off: ACPI, built in for the rootfs guest, costs 40 s of boot here.
 # One vCPU per socket: SeaBIOS's MP table lists the first CPU of each
@@ -46,5 +46,5 @@ m = re.search(r"Ran (\d+) tests?: passed: (\d+)", text)
 total, passed = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 print("kunit: %d passed, %d failed" % (passed, max(total, want) - passed))
 PY
-python3 test/debug_test.py check "$console" "${KS_RMMOD_ROUNDS:-50}" >"$RES/debug.result" || true
+python3 test/debug_test.py check "$console" "${KS_RMMOD_ROUNDS:-12}" >"$RES/debug.result" || true
 exit "$rc"
