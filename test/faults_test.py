@@ -42,15 +42,27 @@ from basic_test import Results, deinterleave, report
 
 D = "/sys/kernel/debug/kstats"
 ENOMEM = 12
-# (tag, _control line, name, the test target's calls after a success)
+# (tag, _control line, name, the calls after a success (to the test
+# target; "raise N": failnth's own signals), its method)
 CREATES = [
-    ("function", "trace fa start kst_target_delay", "fa", "delay 0 %d"),
-    ("pair", "trace fp start kst_section_begin end kst_section_end", "fp", "section 0 %d"),
+    ("function", "trace fa start kst_target_delay", "fa", "delay 0 %d", "fprobe"),
+    ("pair", "trace fp start kst_section_begin end kst_section_end", "fp", "section 0 %d",
+     "kprobe"),
     ("keyed", "trace fk start kst_target_delay method kretprobe key kstack:4,comm slowest 2",
-     "fk", "delay 0 %d"),
+     "fk", "delay 0 %d", "kretprobe"),
     # A pattern: kallsyms read, each candidate's ftrace site asked and a
     # disabled kprobe on it; where an ENOMEM there once freed names twice.
-    ("pattern", "trace fw start kst_target_dela*", "fw", "delay 0 %d"),
+    ("pattern", "trace fw start kst_target_dela*", "fw", "delay 0 %d", "fprobe"),
+    # The kinds on tracepoints, and matched pairs: their own tables and
+    # tracepoint registrations fail too.
+    ("tracepoint-pair", "trace ft start signal:signal_generate end signal:signal_deliver "
+     "comm failnth", "ft", "raise %d", "tracepoint"),
+    ("matched", "trace fm start kst_obj_begin end kst_obj_end match arg0", "fm",
+     "bench_obj %d", "kprobe"),
+    ("runq", "trace fr start sched:sched_wakeup end sched:sched_switch comm failnth", "fr",
+     "offcpu_thread 1000 %d", "tracepoint"),
+    ("offcpu", "trace fo offcpu state D comm failnth key kstack", "fo",
+     "offcpu_thread 1000 %d", "tracepoint"),
 ]
 CALLS = 5          # after each successful creation
 IV_ROUND = 3       # calls before each interval read
@@ -91,7 +103,7 @@ for a in failslab fail_page_alloc; do
 done
 echo "@@REJECT 0x$rlo 0x$rhi"
 step create""" % D]
-    for tag, line, name, cmd in CREATES:
+    for tag, line, name, cmd, _ in CREATES:
         s.append('echo "@@BEGIN c.%s"; $FN w %s "%s" "%s"; echo "@@END c.%s"'
                  % (tag, name, cmd % CALLS, line, tag))
     s.append("""step interval
@@ -208,8 +220,22 @@ def check_loop(r, what, runs, ok_res):
     return [x for x in runs if x[1] >= 0]
 
 
+def frame_counts(lines, func):
+    """The samples of KEY-NAME's rows whose key holds frame FUNC."""
+    total, count = 0, None
+    for l in lines + ["row"]:
+        if l.startswith(("row ", "other ", "slowest ")) or l == "row":
+            if count is not None:
+                total += count[1] if count[0] else 0
+            m = re.match(r"row total \d+ count (\d+) ", l)
+            count = [False, int(m.group(1))] if m else None
+        elif count is not None and re.search(r"\b%s\+0x" % func, l):
+            count[0] = True
+    return total
+
+
 def check_creates(r, bl):
-    for tag, line, name, _ in CREATES:
+    for tag, line, name, _, meth in CREATES:
         base, runs = fn_runs(bl.get("c." + tag, []))
         succ = check_loop(r, "%s: the write of '%s'" % (tag, line), runs,
                           lambda res: res == len(line))
@@ -220,12 +246,28 @@ def check_creates(r, bl):
                 "faults: %s: after each, the listing, the debugfs tree, kprobes and "
                 "enabled_functions are as before (%d writes)" % (tag, len(runs)),
                 "base %s: %s" % (base, bad[:5]))
-        want = "samples %d missed 0 method %s" % (
-            CALLS, {"function": "fprobe", "pair": "kprobe", "keyed": "kretprobe", "pattern": "fprobe"}[tag])
-        wrong = [(x[0], x[4][:1]) for x in succ if x[4][:1] != [want]]
+        # The writer's other waits count too: a run-queue trace's after a
+        # preemption, an off-CPU trace's for the waker kthread to start
+        # and stop. At least one sample per wait; the off-CPU trace's
+        # waits in kst_wait_thread exactly, below.
+        want = "samples %d missed 0 method %s" % (CALLS, meth)
+        if tag in ("runq", "offcpu"):
+            wrong = [(x[0], x[4][:1]) for x in succ
+                     if not re.match(r"samples (\d+) missed 0 method %s$" % meth,
+                                     (x[4] or [""])[0]) or
+                     int(x[4][0].split()[1]) < CALLS]
+            want = "samples >= %d missed 0 method %s" % (CALLS, meth)
+        else:
+            wrong = [(x[0], x[4][:1]) for x in succ if x[4][:1] != [want]]
         r.check(succ and not wrong,
                 "faults: %s: each of the %d successes (absorbed failures included) gives "
                 "'%s'" % (tag, len(succ), want), str(wrong[:5]))
+        if tag == "offcpu":
+            badk = [(x[0], frame_counts(x[4], "kst_wait_thread")) for x in succ
+                    if frame_counts(x[4], "kst_wait_thread") != CALLS]
+            r.check(succ and not badk,
+                    "faults: offcpu: each success's KEY-fo has the %d waits in "
+                    "kst_wait_thread" % CALLS, str(badk[:5]))
         if tag == "keyed":
             badk = [(x[0], key_view(x[4])) for x in succ
                     if key_view(x[4]) != ([CALLS], 0, 2)]

@@ -8,7 +8,8 @@
  *
  *	failnth w NAME CMD LINE		write LINE to _control; after a
  *					success, write CMD to the test
- *					target (calls to trace), then print
+ *					target (calls to trace; "raise N":
+ *					N signals to itself instead), then print
  *					NAME's samples and missed, KEY-NAME
  *					if any, and remove NAME
  *	failnth r FILE CMD		CMD to the test target, then the
@@ -31,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,12 +166,32 @@ static void method(const char *name, char *out, size_t size)
 		snprintf(out, size, "-");
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* CALLS to the test target; "raise N": N signals to this process. */
+static void make_calls(const char *calls)
+{
+	int i, n;
+
+	if (sscanf(calls, "raise %d", &n) != 1) {
+		put(TARGET, calls);
+		return;
+	}
+	signal(SIGUSR1, on_signal);
+	for (i = 0; i < n; i++)
+		if (raise(SIGUSR1))
+			printf("@@FAIL raise: %s\n", strerror(errno));
+}
+
 static void after_trace(const char *name, const char *calls)
 {
 	char file[256], cmd[128], meth[32] = "-";
 	long long samples, missed;
 
-	put(TARGET, calls);
+	make_calls(calls);
 	snprintf(file, sizeof(file), KS "/%s", name);
 	slurp(file);
 	samples = figure("samples");
