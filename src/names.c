@@ -170,22 +170,28 @@ static int ks_function_find(const char *sym)
 /*
  * The prefix of this kernel's syscall entry points, found once by trying
  * the spellings of the arch syscall wrappers (arch/{*}/include/asm/
- * syscall_wrapper.h) on getpid, which every kernel has.
+ * syscall_wrapper.h) on getpid, which every kernel has. 0 with *@prefix
+ * set; -ENOENT if no spelling is found; or the lookup's own error
+ * (-ENOMEM, ...), which is not remembered.
  */
-static const char *ks_syscall_prefix(void)
+static int ks_syscall_prefix(const char **prefix)
 {
 	static const char * const prefixes[] = { KS_SYSCALL_PREFIXES };
 	static const char *found;
 	char sym[32];
-	int i;
+	int i, err;
 
 	/* Racing first uses store the same answer. */
 	for (i = 0; !READ_ONCE(found) && i < ARRAY_SIZE(prefixes); i++) {
 		snprintf(sym, sizeof(sym), "%sgetpid", prefixes[i]);
-		if (!ks_function_find(sym))
+		err = ks_function_find(sym);
+		if (!err)
 			WRITE_ONCE(found, prefixes[i]);
+		else if (err != -ENOENT)
+			return err;
 	}
-	return READ_ONCE(found);
+	*prefix = READ_ONCE(found);
+	return *prefix ? 0 : -ENOENT;
 }
 
 /* Is tracepoint @event in trace event group @group (TRACE_SYSTEM)? */
@@ -229,15 +235,16 @@ static int ks_point_tracepoint(const char *name, char *sym, const char *group,
 static int ks_point_syscall(const char *name, char *sym, const char *call,
 			    const char *word)
 {
-	const char *prefix = ks_syscall_prefix();
 	char entry[KSYM_NAME_LEN];
+	const char *prefix;
 	int err;
 
-	if (!prefix) {
+	err = ks_syscall_prefix(&prefix);
+	if (err == -ENOENT)
 		ks_err_ratelimited("trace %s: %s: cannot tell this kernel's syscall entry prefix\n",
 				   name, word);
-		return -ENOENT;
-	}
+	if (err)
+		return err;
 	if (strlen(prefix) + strlen(call) >= sizeof(entry)) {
 		ks_err_ratelimited("trace %s: %s: name too long\n", name, word);
 		return -ENAMETOOLONG;
@@ -329,8 +336,15 @@ static int ks_resolve_point(struct ks_trace_req *req, bool is_end)
 	if ((strstarts(sym, "sys_enter_") || strstarts(sym, "sys_exit_")) &&
 	    ks_tp_symbol(tp_sym, sym))
 		return ks_point_tracepoint(req->name, tp_sym, "", word);
-	if (!strncmp(sym, "sys_", 4) && ks_syscall_prefix())
-		return ks_point_syscall(req->name, sym, sym + 4, word);
+	if (!strncmp(sym, "sys_", 4)) {
+		const char *prefix;
+
+		err = ks_syscall_prefix(&prefix);
+		if (!err)
+			return ks_point_syscall(req->name, sym, sym + 4, word);
+		if (err != -ENOENT)
+			return err;
+	}
 	ks_err_ratelimited("trace %s: no function or tracepoint %s in the kernel or its modules\n",
 			   req->name, word);
 	return -ENOENT;
