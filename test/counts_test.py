@@ -30,6 +30,7 @@ GAPIF_US, GAPIF_N = 1000, 20
 N_MIGRATE = 20
 PP_US, PP_N = 2000, 20
 DEEP_US, DEEP_N = 1000, 5	# deep 9 and deep 3: rounds of nested sections
+UNMARKED_N = 10		# unmarked: sections refused with no start open to mark
 LEFT_US, LEFT_N = 1000, 10	# leftout: an admitted section around a left-out one
 STALE_US, STALE_N = 100, 20	# stale: pairs after 8 starts never ended
 STALE_MS, STALE_EXPIRE = 300, 200000000
@@ -108,6 +109,16 @@ tgt "deep 3 %(dus)d %(dn)d"
 meas full
 show fl
 ctl "remove fl"
+step unmarked
+# Another task's two starts that never end fill a table of two slots (its
+# third start finds no room and marks them); then this task's sections
+# find no room while it has none open: each start is lost (table_full)
+# and leaves no mark, and its end finds no start (no_start).
+ctl "trace um start kst_section_begin end kst_section_end maxactive 1"
+/modules/kstask kstO write $T "stale 2 1 0"
+tgt "section 100 %(un)d"
+show um
+ctl "remove um"
 step leftout
 # An admitted section around one that if leaves out.
 ctl "trace lo start kst_ret_long end kst_section_end if arg0:u32&1"
@@ -141,7 +152,7 @@ ctl "trace fx start kst_target_delay expire 5"
 step done
 """ % {"miss": N_MISS, "int3": N_INT3, "gus": GAPIF_US, "gn": GAPIF_N,
        "mig": N_MIGRATE, "pus": PP_US, "pn": PP_N, "dus": DEEP_US, "dn": DEEP_N,
-       "lus": LEFT_US, "ln": LEFT_N, "sms": STALE_MS, "sn": STALE_N,
+       "un": UNMARKED_N, "lus": LEFT_US, "ln": LEFT_N, "sms": STALE_MS, "sn": STALE_N,
        "exp": STALE_EXPIRE}
     with open(path, "w") as f:
         f.write(lockdown.locked_down(script))
@@ -315,6 +326,18 @@ def check_sections(r, steps):
         r.check(m is not None and m[0] == DEEP_N and 0 < num(s, "max") <= m[2],
                 "%s: no sample above the caller's longest round (%s ns)" % (step, m and m[2]),
                 "%s %s" % (s, m))
+
+    st = steps.get("unmarked", [])
+    check_step_ok(r, "unmarked", st)
+    s, _, tr = shown(st).get("um", ({}, [], ""))
+    c = causes(tr)
+    r.check(num(s, "samples") == 0 and c.get("missed") == UNMARKED_N + 1 and
+            c.get("table_full") == UNMARKED_N + 1 and c.get("depth") == 0 and
+            c.get("no_start") == UNMARKED_N,
+            "unmarked: %d sections refused while their task had none open are each lost "
+            "once (table_full) and their ends find no start (no_start %d); the other "
+            "task's refused third start is marked, its end closes the mark: samples 0, "
+            "missed %d" % (UNMARKED_N, UNMARKED_N, UNMARKED_N + 1), "%s %s" % (s, tr))
 
     st = steps.get("leftout", [])
     check_step_ok(r, "leftout", st)
