@@ -51,7 +51,7 @@ QUIESCE = "/tmp/quiesce"
 CPUS = "/sys/devices/system/cpu"
 
 CHAOS_S = 180
-SOAK_S = 600
+SOAK_S = 360
 SEED = 27
 # Soak memory samples: one every MEM_EVERY s; the first WARM are warm-up.
 MEM_EVERY = 30

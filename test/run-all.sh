@@ -167,7 +167,7 @@ ks_wait_apt() {
 # --- in the background: the debug test kernel's chain -------------------
 # Built from linux-source-6.12 on first use (about 14 minutes cold on two
 # cores, cached after), so it starts first. Then the chaos run and the
-# soak (test/chaos_test.py: about 16 minutes of one debug-kernel guest,
+# soak (test/chaos_test.py: about 12 minutes of one debug-kernel guest,
 # KASAN, lockdep, kmemleak, 4 vCPUs, Debian rootfs for python3) run in
 # the background beside the KUnit/stress guest and the fault guest.
 debug_chain() {
