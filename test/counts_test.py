@@ -110,13 +110,23 @@ meas full
 show fl
 ctl "remove fl"
 step unmarked
-# Another task's two starts that never end fill a table of two slots (its
-# third start finds no room and marks them); then this task's sections
-# find no room while it has none open: each start is lost (table_full)
-# and leaves no mark, and its end finds no start (no_start).
+# Another task's two open starts fill a table of two slots while it
+# sleeps (msleep: D; its starts go when it is freed, so it must live);
+# meanwhile this task's sections find no room while it has none open:
+# each start is lost (table_full) and leaves no mark, and its end finds
+# no start (no_start). The other task's third start, after its sleep,
+# finds no room and marks its open ones; its end closes the mark.
 ctl "trace um start kst_section_begin end kst_section_end maxactive 1"
-/modules/kstask kstO write $T "stale 2 1 0"
+/modules/kstask kstO write $T "stale 2 3000 0" &
+o=$!
+i=0
+while [ "$(cut -d' ' -f3 /proc/$o/stat 2>/dev/null)" != D ] && [ $i -lt 500 ]; do
+	usleep 10000
+	i=$((i + 1))
+done
+echo "@@UMSLEEP $(cut -d' ' -f3 /proc/$o/stat 2>/dev/null)"
 tgt "section 100 %(un)d"
+wait $o
 show um
 ctl "remove um"
 step leftout
@@ -329,6 +339,8 @@ def check_sections(r, steps):
 
     st = steps.get("unmarked", [])
     check_step_ok(r, "unmarked", st)
+    r.check("@@UMSLEEP D" in st, "unmarked: the other task sleeps with its starts open",
+            str([l for l in st if l.startswith("@@UMSLEEP")]))
     s, _, tr = shown(st).get("um", ({}, [], ""))
     c = causes(tr)
     r.check(num(s, "samples") == 0 and c.get("missed") == UNMARKED_N + 1 and
