@@ -393,7 +393,7 @@ static const char *frame_fill(char *buf, size_t len, enum ks_fkind kind,
 	return NULL;
 }
 
-/* The script: plain ECMAScript 5, no "]]" anywhere in it. */
+/* The script (ECMAScript 2015: Array.from); no "]]" anywhere in it. */
 static const char script[] =
 "\"use strict\";\n"
 "var XPAD = 10, FONTSIZE = 12, FONTWIDTH = 0.59;\n"
