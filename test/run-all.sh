@@ -16,7 +16,8 @@
 #               counts hotplug fuzz tool), pyguest, peer (bpftrace's
 #               off-CPU count; also under offcpu), bio, debugfs, insn,
 #               layers, sparse, refusals, host (tool, Python, prom, cli,
-#               plot and harness tests), demo, lint (checkpatch), i386,
+#               plot, flame and harness tests), flame (the flame graph's
+#               SVG, in chromium too), demo, lint (checkpatch), i386,
 #               arm64, package, kunit (debug kernel's KUnit and stress),
 #               faults, chaos.
 #   --jobs N    kernels (and arm64, package, lint) tested side by side,
@@ -250,6 +251,8 @@ if want_host host; then
 	counted prom "$LOGS/prom.result" '^(FAIL|prom: )' bash test/prom-e2e.sh
 	counted cli "$LOGS/cli.result" '^(FAIL|cli: )' bash test/cli-test.sh
 	counted plot "$LOGS/plot.result" '^(FAIL|plot: )' bash test/plot-test.sh
+	# kstats flame --svg: the SVG parsed, and drawn and clicked in chromium.
+	counted flame "$LOGS/flame.result" '^(FAIL|flame: )' bash test/flame-svg-test.sh
 	# The guest harness's own verdicts, on hand-written consoles.
 	counted harness "$LOGS/harness.result" '^(FAIL|harness: )' bash test/harness-test.sh
 	for series in 6.1 6.12; do
@@ -259,6 +262,8 @@ if want_host host; then
 		done
 		run "reference kernel $series installed" test "$found" = 1
 	done
+elif want_host flame; then
+	counted flame "$LOGS/flame.result" '^(FAIL|flame: )' bash test/flame-svg-test.sh
 fi
 
 # The kernels' W=1 builds done here (the demo's kernel): their jobs skip it.

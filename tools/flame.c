@@ -1,41 +1,145 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kstats flame: a keyed trace's rows as folded stacks. */
+/*
+ * kstats flame: a keyed trace's rows as folded stacks (ks_fold()), or
+ * drawn as an SVG flame graph (flamesvg.c), or folded stacks from a
+ * file drawn.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "flamesvg.h"
 #include "kstats.h"
 
 static int usage_flame(FILE *f)
 {
-	fputs("usage: kstats flame NAME [--count]\n"
+	fputs("usage: kstats flame NAME [--count] [--svg [--title TEXT] [--width PX] [--minwidth PX]]\n"
+	      "       kstats flame --svg --folded FILE|- [--count] [--title TEXT] [--width PX] [--minwidth PX]\n"
 	      "The rows of KEY-NAME as folded stacks for flamegraph.pl or speedscope:\n"
 	      "one line per row, frames root first, then its total (ns) or, with\n"
-	      "--count, its count. Needs a trace with a key, e.g. key kstack.\n", f);
+	      "--count, its count. Needs a trace with a key, e.g. key kstack.\n"
+	      "--svg draws them instead: an interactive SVG flame graph on standard\n"
+	      "output (hover for figures, click to zoom, Ctrl-F to search), frames\n"
+	      "as wide as their time (--count: their count), narrower than --minwidth\n"
+	      "(0.1 px) left out. --folded FILE draws folded stacks from FILE (- for\n"
+	      "standard input) instead of a trace's; --count says its values are counts.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
+}
+
+/* The folded lines of @folded drawn to standard output. */
+static int draw(const char *folded, const struct ks_flame_opts *o, const char *what)
+{
+	char err[160];
+
+	if (ks_flame_svg(stdout, folded, o, err, sizeof(err)) < 0)
+		return err_exit(EX_DATAERR, "%s: %s", what, err);
+	if (fflush(stdout) || ferror(stdout))
+		return err_exit(EX_IOERR, "flame %s: standard output: %s", what, strerror(errno));
+	return 0;
+}
+
+/* kstats flame --svg --folded FILE|-. */
+static int draw_file(const char *file, struct ks_flame_opts *o)
+{
+	const char *what = strcmp(file, "-") ? file : "standard input";
+	char *text = NULL, title[512];
+	int e, rc;
+
+	e = read_all(strcmp(file, "-") ? file : "/dev/stdin", &text);
+	if (e)
+		return err_exit(e == ENOENT ? EX_NOINPUT : EX_IOERR, "flame --folded %s: %s",
+				what, strerror(e));
+	if (!o->title) {
+		snprintf(title, sizeof(title), "Flame Graph: %s", what);
+		o->title = title;
+	}
+	rc = draw(text, o, what);
+	free(text);
+	return rc;
+}
+
+/* kstats flame NAME --svg: @k folded, then drawn. */
+static int draw_trace(const char *name, const struct ks_keynode *k,
+		      struct ks_flame_opts *o)
+{
+	char title[512], subtitle[512], *folded = NULL;
+	size_t len;
+	FILE *m = open_memstream(&folded, &len);
+	int rc;
+
+	if (!m)
+		return err_exit(EX_OSERR, "flame %s: %s", name, strerror(errno));
+	if (ks_fold(m, k, o->count) < 0) {
+		fclose(m);
+		free(folded);
+		return -1;
+	}
+	if (fclose(m))
+		return err_exit(EX_OSERR, "flame %s: %s", name, strerror(errno));
+	if (!o->title) {
+		snprintf(title, sizeof(title), "kstats flame %s", name);
+		o->title = title;
+	}
+	snprintf(subtitle, sizeof(subtitle), "trace %s, key %s: frames as wide as their %s",
+		 name, k->key, o->count ? "count" : "total time");
+	o->subtitle = subtitle;
+	rc = draw(folded, o, name);
+	free(folded);
+	return rc;
 }
 
 int cmd_flame(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "count", no_argument, NULL, 'c' },
+		{ "svg", no_argument, NULL, 's' },
+		{ "folded", required_argument, NULL, 'f' },
+		{ "title", required_argument, NULL, 't' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "minwidth", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char path[4096], err[160], *text = NULL;
-	const char *name;
+	const char *name, *folded = NULL;
+	struct ks_flame_opts o = { .minwidth = KS_FLAME_MINWIDTH };
 	struct ks_keynode k;
-	bool count = false;
+	bool svg = false;
+	unsigned long w;
+	char *end;
 	int opt, rc, e;
 
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': count = true; break;
+		case 'c': o.count = true; break;
+		case 's': svg = true; break;
+		case 'f': folded = optarg; break;
+		case 't': o.title = optarg; break;
+		case 'w':
+			if (parse_range("--width", optarg, 200, 100000, &w))
+				return EX_USAGE;
+			o.width = w;
+			break;
+		case 'm':
+			errno = 0;
+			o.minwidth = strtod(optarg, &end);
+			if (errno || !*optarg || *end || !(o.minwidth >= 0 && o.minwidth <= 1000))
+				return err_exit(EX_USAGE, "--minwidth %s: not a number of px from 0 to 1000",
+						optarg);
+			break;
 		case 'h': return usage_flame(stdout);
 		default: bad_option(argv, opt); return usage_flame(stderr);
 		}
+	}
+	if ((o.title || o.width || o.minwidth != KS_FLAME_MINWIDTH || folded) && !svg)
+		return err_exit(EX_USAGE, "flame: --folded, --title, --width and --minwidth draw: add --svg");
+	if (folded) {
+		if (optind != argc)
+			return err_exit(EX_USAGE, "flame --folded %s takes no NAME: '%s' too",
+					folded, argv[optind]);
+		return draw_file(folded, &o);
 	}
 	if (optind != argc - 1)
 		return usage_flame(stderr);
@@ -76,13 +180,16 @@ int cmd_flame(int argc, char **argv)
 		return err_exit(EX_DATAERR, "%s: %s", path, err);
 	}
 	free(text);
-	if (ks_fold(stdout, &k, count) < 0) {
+	rc = svg ? draw_trace(name, &k, &o) : ks_fold(stdout, &k, o.count) < 0 ? -1 : 0;
+	if (rc < 0) {
 		ks_keynode_free(&k);
 		return err_exit(EX_DATAERR, "%s: the trace has no key (" KEY_PREFIX "%s says \"key -\"): "
 				"trace it again with key kstack (kstats remove %s; kstats trace %s WORDS... key kstack)",
 				name, name, name, name);
 	}
 	ks_keynode_free(&k);
+	if (rc)
+		return rc;
 	if (fflush(stdout) || ferror(stdout))
 		return err_exit(EX_IOERR, "flame %s: standard output: %s", name, strerror(errno));
 	return 0;

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "flamesvg.h"
 #include "kstats.h"
 
 static int passed, failed;
@@ -667,6 +668,133 @@ static void test_fold_frame(void)
 	EQ_STR(b, "x_y_z");
 }
 
+/* Occurrences of @needle in @hay. */
+static int count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Frames tell their kind by name and level: the palette follows. */
+static void test_flame_kind(void)
+{
+	EQ_U64(ks_flame_kind("vfs_read", 0), KS_FK_KERNEL);
+	EQ_U64(ks_flame_kind("kst_write [kstats_test_target]", 0), KS_FK_KERNEL);
+	EQ_U64(ks_flame_kind("--", 0), KS_FK_SEP);
+	EQ_U64(ks_flame_kind("--", 1), KS_FK_SEP);
+	EQ_U64(ks_flame_kind("try_to_wake_up", 1), KS_FK_CHAIN);
+	EQ_U64(ks_flame_kind("try_to_wake_up", 2), KS_FK_CHAIN);
+	EQ_U64(ks_flame_kind("[other]", 0), KS_FK_OTHER);
+}
+
+/*
+ * The SVG of a small folded text, by hand: "all" 105, a 65 (b 35: c 15,
+ * d 20; e 30), f 40: seven frames, 1180 px for 105, widths and left
+ * edges in proportion, children in name order from their parent's edge.
+ */
+static void test_flame_svg(void)
+{
+	static const char small[] =
+		"a;b;c 10\na;b;d 20\n\na;e 30\nf 40\na;b;c 5\n";
+	struct ks_flame_opts o = { .title = "t", .count = true, .minwidth = KS_FLAME_MINWIDTH };
+	char err[160], *out = NULL;
+	int n;
+
+	CAPTURE(out, n = ks_flame_svg(f, small, &o, err, sizeof(err)));
+	EQ_U64(n, 7);
+	EQ_U64(count_str(out, "<g class="), 7);
+	CHECK(strstr(out, "<title>all (105 samples, 100.00%)</title>"
+		     "<rect x=\"10.00\" y=\"85\" width=\"1180.00\"") != NULL, "root: %s", out);
+	/* c is a;b;c twice: 15 of 105, 168.57 px at the left edge. */
+	CHECK(strstr(out, "<title>c (15 samples, 14.29%)</title>"
+		     "<rect x=\"10.00\" y=\"37\" width=\"168.57\"") != NULL, "c: %s", out);
+	CHECK(strstr(out, "<title>d (20 samples, 19.05%)</title>"
+		     "<rect x=\"178.57\" y=\"37\" width=\"224.76\"") != NULL, "d: %s", out);
+	CHECK(strstr(out, "<title>f (40 samples, 38.10%)</title>"
+		     "<rect x=\"740.48\" y=\"69\" width=\"449.52\"") != NULL, "f: %s", out);
+	CHECK(strstr(out, "<script type=\"text/ecmascript\"><![CDATA[") != NULL, "has its script");
+	CHECK(!strstr(out, "http://www.w3.org/1999/xlink") && !strstr(out, "href"),
+	      "refers to nothing outside");
+	free(out);
+
+	/* Times: exact, in a unit that fits; the subtitle as given. */
+	o.count = false;
+	o.subtitle = "sub";
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "x;y 1500\nz 500\n", &o, err, sizeof(err)));
+	EQ_U64(n, 4);
+	CHECK(strstr(out, "<title>y (1.5 us, 75.00%)</title>") != NULL, "1500 ns: %s", out);
+	CHECK(strstr(out, "<title>all (2 us, 100.00%)</title>") != NULL, "2000 ns: %s", out);
+	CHECK(strstr(out, ">sub</text>") != NULL, "subtitle");
+	free(out);
+
+	/* Hostile names: escaped, control bytes and broken UTF-8 as \xHH. */
+	o.subtitle = NULL;
+	o.title = "<&\"'>";
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "<b>&amp\"q'\x01\t\x7f;\xff\xc3\xa9\xed\xa0\x80 1\n", &o,
+				      err, sizeof(err)));
+	EQ_U64(n, 3);
+	CHECK(strstr(out, "<title>&lt;b&gt;&amp;amp&quot;q&apos;\\x01\\x09\\x7f (") != NULL,
+	      "escaped: %s", out);
+	CHECK(strstr(out, "<title>\\xff\xc3\xa9\\xed\\xa0\\x80 (") != NULL, "UTF-8: %s", out);
+	CHECK(strstr(out, ">&lt;&amp;&quot;&apos;&gt;</text>") != NULL, "title escaped");
+	free(out);
+
+	/* Off-wake: the waker side after "--" is its own class, "--" grey. */
+	o.title = NULL;
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "dd;schedule;--;ttwu;waker;--;ttwu2 5\n", &o,
+				      err, sizeof(err)));
+	EQ_U64(n, 8);
+	EQ_U64(count_str(out, "<g class=\"k\">"), 2);
+	EQ_U64(count_str(out, "<g class=\"sep\">"), 2);
+	EQ_U64(count_str(out, "<g class=\"w1\">"), 2);
+	EQ_U64(count_str(out, "<g class=\"w2\">"), 1);
+	EQ_U64(count_str(out, "fill=\"rgb(160,160,160)\""), 2);
+	free(out);
+
+	/* Below min width: left out with what stands on it. 1 in 100000. */
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "big;a 99999\nsmall;b;c 1\n", &o, err, sizeof(err)));
+	EQ_U64(n, 3);
+	CHECK(!strstr(out, "small"), "small left out");
+	free(out);
+	o.minwidth = 0;
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "big;a 99999\nsmall;b;c 1\n", &o, err, sizeof(err)));
+	EQ_U64(n, 6);
+	free(out);
+	o.minwidth = KS_FLAME_MINWIDTH;
+
+	/* Nothing to draw: a note, 0 frames. */
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "", &o, err, sizeof(err)));
+	EQ_U64(n, 0);
+	CHECK(strstr(out, "No stacks") && strstr(out, "</svg>"), "empty: %s", out);
+	free(out);
+
+	/* Off the format: refused, with the line. */
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "a;b 1\na;b\n", &o, err, sizeof(err)));
+	EQ_U64(n, -1);
+	EQ_STR(err, "line 2: not \"frame;...;frame VALUE\"");
+	free(out);
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "a;b 1.5\n", &o, err, sizeof(err)));
+	EQ_U64(n, -1);
+	EQ_STR(err, "line 1: VALUE \"1.5\" is not a decimal integer");
+	free(out);
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "a 18446744073709551615\nb 1\n", &o, err, sizeof(err)));
+	EQ_U64(n, -1);
+	EQ_STR(err, "the values add up past 2^64");
+	free(out);
+}
+
 /* Folded lines derived by hand from the fixtures (reversed, offsets cut). */
 static void test_fold(void)
 {
@@ -1065,6 +1193,45 @@ static void test_cli(void)
 	rc = run_kstats("flame", &out);
 	EQ_U64(rc, 64);
 	free(out);
+	/* --svg: the same rows drawn; the trace's name in the title. */
+	rc = run_kstats("flame read --svg", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "<title>kstats flame read</title>") != NULL, "flame read --svg title");
+	CHECK(strstr(out, "<title>all (2.904975 ms, 100.00%)</title>") != NULL, "flame read --svg");
+	EQ_U64(count_str(out, "<g class="), 1 + 8 + 6);
+	free(out);
+	rc = run_kstats("flame --count --svg read", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "<title>all (9 samples, 100.00%)</title>") != NULL, "--count --svg");
+	free(out);
+	rc = run_kstats("flame nokey --svg", &out);
+	EQ_U64(rc, 65);
+	free(out);
+	/* Folded stacks from a file, or standard input; no kernel needed. */
+	rc = run_kstats("flame --svg --folded /dev/null", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "No stacks") != NULL, "--folded /dev/null: %s", out);
+	free(out);
+	rc = run_kstats("flame --svg --count --title T --folded - < /dev/null", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, ">T</text>") != NULL, "--title T: %s", out);
+	free(out);
+	rc = run_kstats("flame --folded /dev/null", &out);
+	EQ_U64(rc, 64);
+	CHECK(strstr(out, "add --svg") != NULL, "--folded without --svg: %s", out);
+	free(out);
+	rc = run_kstats("flame --svg --folded /dev/null read", &out);
+	EQ_U64(rc, 64);
+	free(out);
+	rc = run_kstats("flame --svg --folded /nonexistent", &out);
+	EQ_U64(rc, 66);
+	free(out);
+	rc = run_kstats("flame read --svg --width 10", &out);
+	EQ_U64(rc, 64);
+	free(out);
+	rc = run_kstats("flame read --svg --minwidth x", &out);
+	EQ_U64(rc, 64);
+	free(out);
 	rc = run_kstats("flame KEY-read", &out);
 	EQ_U64(rc, 64);
 	free(out);
@@ -1122,6 +1289,8 @@ int main(int argc, char **argv)
 	test_key_parse();
 	test_fold_frame();
 	test_fold();
+	test_flame_kind();
+	test_flame_svg();
 	test_cli();
 	test_lockdown();
 	printf("unit: %d passed, %d failed\n", passed, failed);

@@ -13,6 +13,8 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio kmod python3 gzip xz-utils
 	sparse linux-source-6.12 bc flex bison libelf-dev libssl-dev file
 	debhelper dh-dkms dkms lintian dpkg-dev dh-python libjson-c-dev
+	# test/flame-svg-test.sh draws the flame graph's SVG in it, headless.
+	chromium
 	# test/lib/rootfs.sh builds the Debian guest for the python and
 	# bpftrace tests with these.
 	debootstrap e2fsprogs util-linux
