@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control path, _control in debugfs and /dev/kstats:
- * "trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]
+ * The control path's parser, for _control and /dev/kstats
+ * (control_files.c): "trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]
  * [key K[,K]] [keys N] [slowest N] [pid P] [tgid P] [comm C] [cpu N]
  * [if V ...] [match argI[,argJ]] [expire NS] [repeat replace|keep]
  * [gap on|off]", "trace NAME offcpu [state any|all|S|D] [min NS]
@@ -10,14 +10,9 @@
  * line, so it can be tested without attaching anything.
  */
 #include <linux/ctype.h>
-#include <linux/debugfs.h>
 #include <linux/kernel.h>
-#include <linux/miscdevice.h>
-#include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
-#include <linux/uaccess.h>
 
 #include "control.h"
 #include "metrics.h"
@@ -30,8 +25,6 @@
 /* "trace NAME", the kind (offcpu) and a "keyword value" pair of each keyword. */
 #define KS_CONTROL_MAX_WORDS	(3 + 2 * ARRAY_SIZE(ks_keywords) + \
 				 2 * (KS_VALUE_FILTERS_MAX - 1))
-/* Two full-length symbol names and the other keywords fit. */
-#define KS_CONTROL_MAX_LEN	(2 * KSYM_NAME_LEN + 256)
 
 static const char * const ks_keywords[] = {
 	"bits", "start", "end", "method", "maxactive",
@@ -727,148 +720,4 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	if (err)
 		return err;
 	return ks_check_trace(req, why);
-}
-
-static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
-{
-	struct ks_trace_req *req;
-	const char *why = NULL;
-	char *line, *nl;
-	int err;
-
-	if (!count || count > KS_CONTROL_MAX_LEN) {
-		ks_err_ratelimited("_control: write of %zu bytes: expected 1..%d\n", count,
-				   KS_CONTROL_MAX_LEN);
-		return -EINVAL;
-	}
-	line = memdup_user_nul(ubuf, count);
-	if (IS_ERR(line))
-		return PTR_ERR(line);
-	/* NUL bytes would hide the rest; one newline may end the command. */
-	nl = strchr(line, '\n');
-	if (strlen(line) != count) {
-		ks_err_ratelimited("_control: a NUL byte in the write; one command per write\n");
-		kfree(line);
-		return -EINVAL;
-	}
-	if (nl && nl != line + count - 1) {
-		ks_err_ratelimited("_control: a newline inside the write; one command per write, ending in one newline at most\n");
-		kfree(line);
-		return -EINVAL;
-	}
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
-	if (!req) {
-		kfree(line);
-		return -ENOMEM;
-	}
-	err = ks_parse_control(line, req, &why);
-	if (!err && req->op == KS_OP_TRACE) {
-		/* Bare names, GROUP:EVENT and syscall:NAME; names.c says why. */
-		err = ks_resolve_points(req);
-		if (!err)
-			err = ks_check_trace(req, &why);
-		else
-			why = NULL;
-	}
-	if (err && why) {
-		/* The command as the user wrote it, as far as it was read. */
-		if (req->op == KS_OP_TRACE)
-			ks_err_ratelimited("trace %s: %s\n", req->name, why);
-		else if (req->op == KS_OP_REMOVE)
-			ks_err_ratelimited("remove %s: %s\n", req->name, why);
-		else
-			ks_err_ratelimited("_control: %s\n", why);
-	} else if (!err && req->op == KS_OP_REMOVE) {
-		err = ks_trace_remove(req->name);
-	} else if (!err && req->op == KS_OP_TRACE) {
-		err = ks_trace_add(req);
-	} else if (!err) {
-		err = ks_node_command(req->name, req->op == KS_OP_START ? KS_CMD_START :
-				      req->op == KS_OP_STOP ? KS_CMD_STOP : KS_CMD_RESET);
-	}
-	kfree(req);
-	kfree(line);
-	return err ? err : count;
-}
-
-static int ks_control_show(struct seq_file *m, void *v)
-{
-	ks_trace_list(m);
-	return 0;
-}
-
-static int ks_control_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, ks_control_show, NULL);
-}
-
-static const struct file_operations ks_control_fops = {
-	.owner = THIS_MODULE,
-	.open = ks_control_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.write = ks_control_write,
-	.release = single_release,
-};
-
-/* misc_open() leaves the miscdevice there, and seq_file wants it empty. */
-static int ks_device_open(struct inode *inode, struct file *file)
-{
-	file->private_data = NULL;
-	return ks_control_open(inode, file);
-}
-
-static const struct file_operations ks_device_fops = {
-	.owner = THIS_MODULE,
-	.open = ks_device_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.write = ks_control_write,
-	.release = single_release,
-};
-
-/*
- * /dev/kstats takes what _control takes. Lockdown (Secure Boot) refuses
- * every debugfs file with a write bit, _control and node writes among
- * them, but no character device: the kernel's lockdown checks guard
- * what is attached (kprobes, under confidentiality), and ks_trace_add()
- * makes those checks. devtmpfs creates the node, root's, mode 0600.
- */
-static struct miscdevice ks_device = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "kstats",
-	.fops = &ks_device_fops,
-	.mode = 0600,
-};
-
-/**
- * ks_control_init() - create _control and /dev/kstats, once everything
- * behind them is ready
- *
- * Context: module init.
- * Return: 0, or a negative errno.
- */
-int ks_control_init(void)
-{
-	int err;
-
-	err = ks_control_node_create(&ks_control_fops);
-	if (err)
-		return err;
-	err = misc_register(&ks_device);
-	if (err)
-		pr_err("cannot create /dev/kstats: %d\n", err);
-	/* On failure _control goes with the debugfs directory. */
-	return err;
-}
-
-/**
- * ks_control_exit() - remove /dev/kstats; _control goes with debugfs' kstats/
- *
- * Context: module exit. No file of /dev/kstats is open: each pins the module.
- */
-void ks_control_exit(void)
-{
-	misc_deregister(&ks_device);
 }
