@@ -4,7 +4,8 @@
 # axis labels, the title with the sample count, the p50/p99/max marks
 # and a log-scale value axis (decade ticks). A node of two humps with
 # empty slots between them: the density path is at zero there and the
-# cumulative path flat (their path data read against the axis ticks).
+# cumulative path flat (their path data read against the axis ticks);
+# values within a decade, a linear value axis.
 # Refusals: a metric without
 # samples (65), no -o (64); PNG and PDF as the name asks, another name
 # refused (64). Ends with "plot: N passed, M failed".
@@ -172,6 +173,14 @@ print(f'{sys.argv[1]}: {len(dens)} density points, {len(cum)} cumulative', *bad,
 sys.exit(1 if bad else 0)
 PY
 ok test $? = 0
+# Values within less than a decade (the first hump's slots 76-82): a
+# linear value axis.
+mkdir "$T/narrow"
+sed -n -e '/^#/p' -e '/^slot 7[6-9] /p' -e '/^slot 8[0-2] /p' "$T/hump/twohump" >"$T/narrow/narrow"
+KSTATS_ROOT=$T/narrow "$KSTATS" plot narrow -o "$T/narrow.svg"
+ok test $? = 0
+ok grep -q '>value (ns)<' "$T/narrow.svg"
+ok test "$(grep -c 'log scale' "$T/narrow.svg")" = 0
 "$KSTATS" plot idle -o "$T/idle.svg" 2>"$T/err"
 ok test $? = 65
 ok grep -q 'idle has no samples to plot' "$T/err"
