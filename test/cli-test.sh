@@ -40,6 +40,9 @@ expect 64 "^kstats: show takes one NAME: 'b' too" "${R[@]}" show read b
 expect 64 '^kstats: export: give --prometheus' "${R[@]}" export
 expect 64 '^kstats: plot: give -o FILE' "${R[@]}" plot read
 expect 64 '^kstats: run: give NAME' "${R[@]}" run -d 1
+expect 64 "^kstats: run --svg $T/z.svg: trace z has no key, so no rows to draw: add key kstack" \
+	"${R[@]}" run --svg "$T/z.svg" z start vfs_read
+expect 64 "^kstats: run: option '--svg' needs a value" "${R[@]}" run --svg
 expect 64 '^kstats: remove: give NAME' "${R[@]}" remove
 expect 64 '^kstats: trace: give NAME' "${R[@]}" trace
 expect 64 '^kstats: reset: give NAME' "${R[@]}" reset

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The README's first command, test/demo.sh, run as a user runs it: it must
 # exit 0 and show each answer it announces, with figures from its own
-# workload. Prints "demo: N passed, M failed". Usage: test/demo-test.sh [LOGDIR]
+# workload, and write dd's off-CPU flame graph (an SVG with its frames).
+# Prints "demo: N passed, M failed". Usage: test/demo-test.sh [LOGDIR]
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 logs=${1:-$TOP/out/logs}
@@ -22,6 +23,26 @@ check "the run-queue latency has samples" '^runq: [1-9][0-9]* samples?, missed 0
 check "dd's off-CPU wait and the stack that woke it" '^		pipe_(read|write)\+'
 check "the waker is dd" '^	waker-comm dd$'
 check "flame off is an off-wake line" '^[^ ]*;__schedule;--;try_to_wake_up;[^ ]* [0-9]+$'
+check "the off-CPU flame graph's path" "^== dd's off-CPU flame graph \\(kstats flame off --svg\\): /.*\\.off\\.svg "
+# That file: XML, an <svg>, with dd's frames: the root, the blocked
+# side (__schedule), the "--" frame and the waker's side above it.
+svg=$(sed -n "s/^== dd's off-CPU flame graph (kstats flame off --svg): \(.*\.off\.svg\) .*/\1/p" "$out")
+if [[ -n $svg ]] && python3 - "$svg" <<'PY'; then p=$((p + 1)); else f=$((f + 1)); echo "FAIL demo: the off-CPU flame graph ${svg:-(no path)}"; fi
+import sys
+import xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+frames = {}
+for g in root.iter(NS + 'g'):
+    t = g.find(NS + 'title')
+    if g.get('class') and t is not None:
+        frames.setdefault(g.get('class'), []).append(t.text.rsplit(' (', 1)[0])
+names = [n for v in frames.values() for n in v]
+bad = [w for w in ('all', '__schedule', '--', 'try_to_wake_up') if w not in names]
+if root.tag != NS + 'svg' or bad or 'w1' not in frames:
+    sys.exit(f'{sys.argv[1]}: {root.tag}, {len(names)} frames, missing {bad}, classes {sorted(frames)}')
+print(f'{sys.argv[1]}: {len(names)} frames')
+PY
 check "the client module's metric" '^demo_hrtimer_late: [1-9][0-9]* samples?'
 check "kstats list" '^NAME +SAMPLES'
 check "the raw node, last: its summary lines to the unit" '^# unit ns$'

@@ -4,7 +4,8 @@
 # a workload runs (vfs_read, run-queue latency from sched_wakeup to
 # sched_switch, and why dd waits off CPU in a pipe between two dd), and
 # show the answers first: kstats show, the top rows by comm and kernel
-# stack (and the waker's stack), folded stacks; then the kstats_demo client
+# stack (and the waker's stack), folded stacks, and dd's off-CPU flame
+# graph as an SVG (out/demo-KVER.off.svg); then the kstats_demo client
 # module (how late a 1 ms hrtimer fires), kstats list, and last the raw
 # node as scripts read it. Recording stops before the demo reads the nodes,
 # so its own readers are not in its figures.
@@ -29,6 +30,9 @@ bash test/tool-build.sh >/dev/null
 
 script=$(mktemp)
 log=$TOP/out/demo-$KVER.console
+# dd's off-CPU flame graph, drawn in the guest (kstats flame off --svg).
+svg=out/demo-$KVER.off.svg
+rm -f "$svg" "$svg.ttyS1"
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<'GUEST'
 D=/sys/kernel/debug/kstats
@@ -60,6 +64,10 @@ echo "== why dd waited: off CPU, split at the wakeup; the top row, its stack and
 run "grep -h -e '^# name' -e '^# samples' -e '^# mean' $D/off $D/BLOCKED-off $D/RUNQ-off"
 run "awk '/^row/ {n++} n == 1' $D/KEY-off"
 run "kstats flame off | head -2"
+run "kstats flame off --svg > /tmp/off.svg"
+# The SVG leaves the guest on its second serial port (ttyS1), a file on
+# the host of its own: the console (ttyS0) interleaves the kernel's lines.
+cat /tmp/off.svg > /dev/ttyS1
 echo "== a client module, kstats_demo.ko: how late a 1 ms hrtimer fires (demo_hrtimer_late), how long usleep_range(1 ms) takes (demo_usleep_1ms)"
 insmod /modules/kstats_demo.ko
 sleep 2
@@ -76,9 +84,18 @@ echo "== unloaded"
 GUEST
 echo "== booting $KVER in QEMU (TCG, 2 CPUs)"
 status=0
-bash test/lib/run-guest.sh "$KVER" "$script" "$log" \
+KS_QEMU_ARGS="${KS_QEMU_ARGS:+$KS_QEMU_ARGS }-serial file:$svg.ttyS1" \
+	bash test/lib/run-guest.sh "$KVER" "$script" "$log" \
 	"out/$KVER/kstats.ko" "out/$KVER/kstats_demo.ko" out/tools/kstats || status=$?
 # The guest's own output, without the kernel's console messages.
 sed -n '/KSTATS-GUEST-START/,/KSTATS-GUEST-END/p' "$log" | grep -v '^\[ *[0-9.]*\]'
+# The tty wrote each newline as CRLF; the SVG itself holds no CR.
+if [[ -s $svg.ttyS1 ]]; then
+	tr -d '\r' <"$svg.ttyS1" >"$svg"
+	echo "== dd's off-CPU flame graph (kstats flame off --svg): $TOP/$svg (open it in a browser)"
+else
+	echo "== no off-CPU flame graph came out of the guest ($svg.ttyS1 is empty)"
+fi
+rm -f "$svg.ttyS1"
 echo "== full console log: $log"
 exit "$status"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kstats: the helpers the commands share: errors and exit statuses, the
- * kstats directory, reading nodes, names, JSON summaries, option values,
- * signals.
+ * kstats directory, reading nodes and KEY-NAME, a trace's flame graph,
+ * names, JSON summaries, option values, signals.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "flamesvg.h"
 #include "kstats.h"
 
 const char *root;
@@ -210,6 +211,101 @@ int load(const char *name, bool interval, struct ks_node *n)
 	}
 	free(text);
 	return 0;
+}
+
+/*
+ * Load trace @name's KEY-NAME into @k for command @cmd; returns 0 or an
+ * exit status: 66 with where the rows are when there is no KEY-NAME.
+ */
+int load_keynode(const char *cmd, const char *name, struct ks_keynode *k)
+{
+	char path[4096], err[160], *text = NULL;
+	int e;
+
+	if (!*name || strchr(name, '/') || name[0] == '.' || name[0] == '_' ||
+	    !strncmp(name, KEY_PREFIX, strlen(KEY_PREFIX)))
+		return err_exit(EX_USAGE, "%s: not a metric name (%s takes the trace's NAME)",
+				name, cmd);
+	snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, name);
+	e = read_all(path, &text);
+	if (e == ENOENT) {
+		static const char *const parts[] = { "BLOCKED-", "RUNQ-", "GAP-" };
+		size_t i;
+
+		/* A part of a trace: its rows are the trace's. */
+		for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+			const char *trace = name + strlen(parts[i]);
+
+			if (strncmp(name, parts[i], strlen(parts[i])))
+				continue;
+			snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, trace);
+			if (!access(path, F_OK))
+				return err_exit(EX_NOINPUT, "%s: no " KEY_PREFIX "%s: a part of trace %s, "
+						"whose rows are in " KEY_PREFIX "%s (kstats flame %s)",
+						name, name, trace, trace, trace);
+		}
+		snprintf(path, sizeof(path), "%s/%s", root, name);
+		if (!access(path, F_OK))
+			return err_exit(EX_NOINPUT, "%s: no " KEY_PREFIX "%s: not a trace with a key (trace it with key kstack)",
+					name, name);
+	}
+	if (e)
+		return node_error(cmd, name, e);
+	if (ks_keynode_parse(text, k, err, sizeof(err))) {
+		free(text);
+		return err_exit(EX_DATAERR, "%s: %s", path, err);
+	}
+	free(text);
+	return 0;
+}
+
+/* Trace @name has no key (its KEY-NAME says "key -"): 65, and what to do. */
+int no_key(const char *name)
+{
+	return err_exit(EX_DATAERR, "%s: the trace has no key (" KEY_PREFIX "%s says \"key -\"): "
+			"trace it again with key kstack (kstats remove %s; kstats trace %s WORDS... key kstack)",
+			name, name, name, name);
+}
+
+/*
+ * Trace @name's rows @k drawn as a flame graph to @f, as kstats flame
+ * NAME --svg draws them: folded (ks_fold()), titled "kstats flame NAME"
+ * unless @o has a title. Returns 0, or an exit status (65 when the
+ * trace has no key: nothing is written). @what names @f in messages.
+ */
+int keynode_svg(FILE *f, const char *what, const char *name,
+		const struct ks_keynode *k, struct ks_flame_opts *o)
+{
+	char title[512], subtitle[512], err[160], *folded = NULL;
+	size_t len;
+	FILE *m = open_memstream(&folded, &len);
+	int rc = 0;
+
+	if (!m)
+		return err_exit(EX_OSERR, "flame %s: %s", name, strerror(errno));
+	if (ks_fold(m, k, o->count) < 0) {
+		fclose(m);
+		free(folded);
+		return no_key(name);
+	}
+	if (fclose(m))
+		return err_exit(EX_OSERR, "flame %s: %s", name, strerror(errno));
+	if (!o->title) {
+		snprintf(title, sizeof(title), "kstats flame %s", name);
+		o->title = title;
+	}
+	snprintf(subtitle, sizeof(subtitle), "trace %s, key %s: frames as wide as their %s",
+		 name, k->key, o->count ? "count" : "total time");
+	o->subtitle = subtitle;
+	if (ks_flame_svg(f, folded, o, err, sizeof(err)) < 0)
+		rc = err_exit(EX_DATAERR, "%s: %s", name, err);
+	else if (fflush(f) || ferror(f))
+		rc = err_exit(EX_IOERR, "flame %s: %s: %s", name, what, strerror(errno));
+	if (o->title == title)
+		o->title = NULL;
+	o->subtitle = NULL;
+	free(folded);
+	return rc;
 }
 
 int cmp_str(const void *a, const void *b)

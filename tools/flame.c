@@ -60,36 +60,6 @@ static int draw_file(const char *file, struct ks_flame_opts *o)
 	return rc;
 }
 
-/* kstats flame NAME --svg: @k folded, then drawn. */
-static int draw_trace(const char *name, const struct ks_keynode *k,
-		      struct ks_flame_opts *o)
-{
-	char title[512], subtitle[512], *folded = NULL;
-	size_t len;
-	FILE *m = open_memstream(&folded, &len);
-	int rc;
-
-	if (!m)
-		return err_exit(EX_OSERR, "flame %s: %s", name, strerror(errno));
-	if (ks_fold(m, k, o->count) < 0) {
-		fclose(m);
-		free(folded);
-		return -1;
-	}
-	if (fclose(m))
-		return err_exit(EX_OSERR, "flame %s: %s", name, strerror(errno));
-	if (!o->title) {
-		snprintf(title, sizeof(title), "kstats flame %s", name);
-		o->title = title;
-	}
-	snprintf(subtitle, sizeof(subtitle), "trace %s, key %s: frames as wide as their %s",
-		 name, k->key, o->count ? "count" : "total time");
-	o->subtitle = subtitle;
-	rc = draw(folded, o, name);
-	free(folded);
-	return rc;
-}
-
 int cmd_flame(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -102,14 +72,13 @@ int cmd_flame(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char path[4096], err[160], *text = NULL;
 	const char *name, *folded = NULL;
 	struct ks_flame_opts o = { .minwidth = KS_FLAME_MINWIDTH };
 	struct ks_keynode k;
 	bool svg = false;
 	unsigned long w;
 	char *end;
-	int opt, rc, e;
+	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -144,49 +113,12 @@ int cmd_flame(int argc, char **argv)
 	if (optind != argc - 1)
 		return usage_flame(stderr);
 	name = argv[optind];
-	if ((rc = check_root()))
+	if ((rc = check_root()) || (rc = load_keynode("flame", name, &k)))
 		return rc;
-	if (!*name || strchr(name, '/') || name[0] == '.' || name[0] == '_' ||
-	    !strncmp(name, KEY_PREFIX, strlen(KEY_PREFIX)))
-		return err_exit(EX_USAGE, "%s: not a metric name (flame takes the trace's NAME)",
-				name);
-	snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, name);
-	e = read_all(path, &text);
-	if (e == ENOENT) {
-		static const char *const parts[] = { "BLOCKED-", "RUNQ-", "GAP-" };
-		size_t i;
-
-		/* A part of a trace: its rows are the trace's. */
-		for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-			const char *trace = name + strlen(parts[i]);
-
-			if (strncmp(name, parts[i], strlen(parts[i])))
-				continue;
-			snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, trace);
-			if (!access(path, F_OK))
-				return err_exit(EX_NOINPUT, "%s: no " KEY_PREFIX "%s: a part of trace %s, "
-						"whose rows are in " KEY_PREFIX "%s (kstats flame %s)",
-						name, name, trace, trace, trace);
-		}
-		snprintf(path, sizeof(path), "%s/%s", root, name);
-		if (!access(path, F_OK))
-			return err_exit(EX_NOINPUT, "%s: no " KEY_PREFIX "%s: not a trace with a key (trace it with key kstack)",
-					name, name);
-	}
-	if (e)
-		return node_error("flame", name, e);
-	if (ks_keynode_parse(text, &k, err, sizeof(err))) {
-		free(text);
-		return err_exit(EX_DATAERR, "%s: %s", path, err);
-	}
-	free(text);
-	rc = svg ? draw_trace(name, &k, &o) : ks_fold(stdout, &k, o.count) < 0 ? -1 : 0;
-	if (rc < 0) {
-		ks_keynode_free(&k);
-		return err_exit(EX_DATAERR, "%s: the trace has no key (" KEY_PREFIX "%s says \"key -\"): "
-				"trace it again with key kstack (kstats remove %s; kstats trace %s WORDS... key kstack)",
-				name, name, name, name);
-	}
+	if (svg)
+		rc = keynode_svg(stdout, "standard output", name, &k, &o);
+	else if (ks_fold(stdout, &k, o.count) < 0)
+		rc = no_key(name);
 	ks_keynode_free(&k);
 	if (rc)
 		return rc;

@@ -40,6 +40,11 @@ int check_root(void);
 int node_error(const char *what, const char *name, int e);
 int read_all(const char *path, char **out);
 int load(const char *name, bool interval, struct ks_node *n);
+int load_keynode(const char *cmd, const char *name, struct ks_keynode *k);
+int no_key(const char *name);
+struct ks_flame_opts;
+int keynode_svg(FILE *f, const char *what, const char *name,
+		const struct ks_keynode *k, struct ks_flame_opts *o);
 int cmp_str(const void *a, const void *b);
 int metric_names(char ***names);
 void free_names(char **v, int n);

@@ -1,18 +1,75 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kstats run: trace, print, remove. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "flamesvg.h"
 #include "kstats.h"
 
 static int usage_run(FILE *f)
 {
-	fputs("usage: kstats run [-d SECONDS] [-i SECONDS] [--unit U] NAME [TRACE-WORDS...]\n"
+	fputs("usage: kstats run [-d SECONDS] [-i SECONDS] [--unit U] [--svg FILE] NAME [TRACE-WORDS...]\n"
 	      "Sets up \"trace NAME TRACE-WORDS\", prints its histogram every -i seconds,\n"
 	      "or once at the end (after -d seconds, or at Ctrl-C or SIGTERM; stopped\n"
 	      "for the last, so that it holds every loss), then removes the trace, also\n"
 	      "on SIGINT and SIGTERM. -d 0 (the default):\n"
-	      "until Ctrl-C or SIGTERM; -i 0 (the default): only at the end.\n", f);
+	      "until Ctrl-C or SIGTERM; -i 0 (the default): only at the end.\n"
+	      "--svg FILE: after the last figures, the trace's rows drawn as a flame\n"
+	      "graph into FILE, as kstats flame NAME --svg draws them; the trace needs\n"
+	      "a key (e.g. key kstack).\n", f);
 	return f == stdout ? 0 : EX_USAGE;
+}
+
+/* Whether the trace's words give it a key ("key K"; comm's value aside). */
+static bool has_key(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "comm"))
+			i++;
+		else if (!strcmp(argv[i], "key"))
+			return true;
+	}
+	return false;
+}
+
+/* --svg's @f of @file, when there is one, closed and removed: nothing to draw. */
+static void svg_drop(FILE *f, const char *file)
+{
+	if (!f)
+		return;
+	fclose(f);
+	unlink(file);
+}
+
+/*
+ * The flame graph of trace @name's rows into @f (@file), as flame --svg
+ * draws it; @f is closed, and @file removed when nothing whole was
+ * written. Returns 0 or an exit status.
+ */
+static int run_svg(FILE *f, const char *file, const char *name)
+{
+	struct ks_flame_opts o = { .minwidth = KS_FLAME_MINWIDTH };
+	struct ks_keynode k;
+	int rc;
+
+	rc = load_keynode("run --svg", name, &k);
+	if (!rc) {
+		rc = keynode_svg(f, file, name, &k, &o);
+		ks_keynode_free(&k);
+	}
+	if (rc) {
+		svg_drop(f, file);
+		return rc;
+	}
+	if (fclose(f)) {
+		unlink(file);
+		return err_exit(EX_IOERR, "run --svg %s: %s", file, strerror(errno));
+	}
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -20,12 +77,23 @@ int cmd_run(int argc, char **argv)
 	enum ks_unit u = KS_AUTO;
 	unsigned long dur = 0, ival = 0;
 	struct timespec now, end, next;
-	const char *name;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "unit", required_argument, NULL, 'u' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "svg", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *name, *svg = NULL;
+	FILE *svg_f = NULL;
 	char *rmv[1];
 	int opt, rc, rc2;
 
-	while ((opt = getopt_long(argc, argv, "+:hju:d:i:", unit_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:hju:d:i:", opts, NULL)) != -1) {
 		switch (opt) {
+		case 's': svg = optarg; break;
 		case 'j': json = true; break;
 		case 'u': if ((rc = parse_unit(optarg, &u))) return rc; break;
 		case 'd':
@@ -45,10 +113,20 @@ int cmd_run(int argc, char **argv)
 		return usage_run(stderr);
 	}
 	name = argv[optind];
+	if (svg && !has_key(argc - optind - 1, argv + optind + 1))
+		return err_exit(EX_USAGE, "run --svg %s: trace %s has no key, so no rows to draw: "
+				"add key kstack (or key comm, ...) to its words", svg, name);
+	if (svg) {
+		svg_f = fopen(svg, "w");
+		if (!svg_f)
+			return err_exit(EX_CANTCREAT, "run --svg %s: %s", svg, strerror(errno));
+	}
 	/* Signals must not kill us between trace and remove. */
 	install_signals();
-	if ((rc = control("trace", argc - optind, argv + optind)))
+	if ((rc = control("trace", argc - optind, argv + optind))) {
+		svg_drop(svg_f, svg);
 		return rc;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	end = now;
 	end.tv_sec += dur;
@@ -91,6 +169,11 @@ int cmd_run(int argc, char **argv)
 		if (last)
 			break;
 	}
+	/* The rows as they were at the last figures: KEY-NAME goes with the remove. */
+	if (rc)
+		svg_drop(svg_f, svg);
+	else if (svg_f)
+		rc = run_svg(svg_f, svg, name);
 	rmv[0] = (char *)name;
 	rc2 = control("remove", 1, rmv);
 	return rc ? rc : rc2;

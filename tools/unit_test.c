@@ -1016,6 +1016,29 @@ static char *dev_bytes(const char *path)
 }
 
 /*
+ * kstats --root keyroot @args with a FIFO at @devpath standing in for the
+ * device, the shell holding it open so that one cat reads every command:
+ * the bytes written in *@bytes; kstats' exit status.
+ */
+static int run_on_fifo(const char *devpath, const char *args, char **bytes)
+{
+	char cmd[16384], out[256];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd),
+		 "rm -f '%s' && mkfifo '%s' && exec 3<>'%s' && { cat '%s' 3>&- >'%s.out' & } && "
+		 "timeout 20 '%s' --root '%s' %s >/dev/null 2>&1; "
+		 "rc=$?; exec 3>&-; wait; exit $rc",
+		 devpath, devpath, devpath, devpath, devpath, kstats_bin, keyroot, args);
+	rc = system(cmd);
+	snprintf(out, sizeof(out), "%s.out", devpath);
+	*bytes = dev_bytes(out);
+	unlink(out);
+	unlink(devpath);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/*
  * Commands go to the device whenever it exists: each its one write of
  * _control's line (node commands as "WORD NAME"), nothing to --root. A
  * regular file stands in for it, emptied before each command.
@@ -1033,7 +1056,7 @@ static void test_dev(void)
 		{ "stop GAP-read", "stop GAP-read\n" },
 		{ "reset nosuch", "reset nosuch\n" },
 	};
-	char devpath[128], cmd[16384], *out, *got;
+	char devpath[128], cmd[16384], svg[128], *out, *got;
 	size_t i;
 	int rc;
 
@@ -1065,22 +1088,53 @@ static void test_dev(void)
 	EQ_STR(got, "");
 	free(got);
 
-	/*
-	 * run: trace, stop at the end, remove, all on the device, in order.
-	 * A FIFO stands in; the shell holds it open so that one cat reads all.
-	 */
-	snprintf(cmd, sizeof(cmd),
-		 "rm -f '%s' && mkfifo '%s' && exec 3<>'%s' && { cat '%s' 3>&- >'%s.out' & } && "
-		 "timeout 20 '%s' --root '%s' run -d 1 read start vfs_read >/dev/null; "
-		 "rc=$?; exec 3>&-; wait; exit $rc",
-		 devpath, devpath, devpath, devpath, devpath, kstats_bin, keyroot);
-	rc = system(cmd);
+	/* run: trace, stop at the end, remove, all on the device, in order. */
+	rc = run_on_fifo(devpath, "run -d 1 read start vfs_read", &got);
 	EQ_U64(rc, 0);
-	snprintf(cmd, sizeof(cmd), "%s.out", devpath);
-	got = dev_bytes(cmd);
 	EQ_STR(got, "trace read start vfs_read\nstop read\nremove read\n");
 	free(got);
-	unlink(cmd);
+
+	/*
+	 * run --svg FILE: the same commands, and FILE holds what flame --svg
+	 * draws of KEY-read, byte for byte, written before the remove.
+	 */
+	snprintf(svg, sizeof(svg), "%s/run.svg", keyroot);
+	snprintf(cmd, sizeof(cmd), "run -d 1 --svg %s read start vfs_read key kstack", svg);
+	rc = run_on_fifo(devpath, cmd, &got);
+	EQ_U64(rc, 0);
+	EQ_STR(got, "trace read start vfs_read key kstack\nstop read\nremove read\n");
+	free(got);
+	rc = run_kstats("flame read --svg", &out);
+	EQ_U64(rc, 0);
+	got = NULL;
+	CHECK(!read_all(svg, &got) && !strcmp(got, out), "run --svg %s is not flame read --svg", svg);
+	free(got);
+	free(out);
+	unlink(svg);
+	/* A trace whose KEY-NAME says "key -": 65, no file, still removed. */
+	snprintf(cmd, sizeof(cmd), "run -d 1 --svg %s nokey start vfs_read key kstack", svg);
+	rc = run_on_fifo(devpath, cmd, &got);
+	EQ_U64(rc, 65);
+	EQ_STR(got, "trace nokey start vfs_read key kstack\nstop nokey\nremove nokey\n");
+	free(got);
+	CHECK(access(svg, F_OK), "run --svg of a trace without a key left %s", svg);
+	/* Refused before anything is written: words without a key (64), FILE (73). */
+	snprintf(cmd, sizeof(cmd), "run -d 1 --svg %s read start vfs_read comm key", svg);
+	rc = run_on_fifo(devpath, cmd, &got);
+	EQ_U64(rc, 64);
+	EQ_STR(got, "");
+	free(got);
+	CHECK(access(svg, F_OK), "run --svg without a key left %s", svg);
+	rc = run_kstats("run -d 1 --svg /x.svg read start vfs_read", &out);
+	EQ_U64(rc, 64);
+	CHECK(strstr(out, "run --svg /x.svg: trace read has no key, so no rows to draw: add key kstack") != NULL,
+	      "run --svg without a key: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "run -d 1 --svg %s/nodir/x.svg read start vfs_read key kstack", keyroot);
+	rc = run_on_fifo(devpath, cmd, &got);
+	EQ_U64(rc, 73);
+	EQ_STR(got, "");
+	free(got);
 	unlink(devpath);
 
 	/* No device (an older module): _control and the nodes, as before. */
