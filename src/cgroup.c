@@ -32,7 +32,7 @@ static const char *ks_cgroup_relative(const char *path, char *buf,
 	const char *rel = path;
 	struct path p;
 
-	if (kern_path(path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p))
+	if (kern_path(path, LOOKUP_FOLLOW, &p))
 		return path;	/* no such file: a path under the root */
 	switch (p.dentry->d_sb->s_magic) {
 	case CGROUP_SUPER_MAGIC:
