@@ -3,7 +3,7 @@
  * The control path's parser, for _control and /dev/kstats
  * (control_files.c): "trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]
  * [key K[,K]] [keys N] [slowest N] [pid P] [tgid P] [comm C] [cpu N]
- * [if V ...] [match argI[,argJ]] [expire NS] [repeat replace|keep]
+ * [cgroup PATH] [if V ...] [match argI[,argJ]] [expire NS] [repeat replace|keep]
  * [gap on|off]", "trace NAME offcpu [state any|all|S|D] [min NS]
  * [max NS] [tasks all|user|kernel] ...", "remove NAME", and a node's own
  * commands as "start|stop|reset NAME". Parsing is a pure function of the
@@ -29,7 +29,7 @@
 static const char * const ks_keywords[] = {
 	"bits", "start", "end", "method", "maxactive",
 	"key", "keys", "slowest", "pid", "tgid", "comm", "cpu",
-	"match", "expire", "repeat", "if", "gap",
+	"match", "expire", "repeat", "if", "gap", "cgroup",
 	"state", "min", "max", "tasks",
 };
 
@@ -37,7 +37,7 @@ enum ks_keyword {
 	KS_KW_BITS, KS_KW_START, KS_KW_END, KS_KW_METHOD, KS_KW_MAXACTIVE,
 	KS_KW_KEY, KS_KW_KEYS, KS_KW_SLOWEST, KS_KW_PID, KS_KW_TGID,
 	KS_KW_COMM, KS_KW_CPU, KS_KW_MATCH, KS_KW_EXPIRE, KS_KW_REPEAT, KS_KW_IF,
-	KS_KW_GAP,
+	KS_KW_GAP, KS_KW_CGROUP,
 	/* offcpu only */
 	KS_KW_STATE, KS_KW_MIN, KS_KW_MAX, KS_KW_TASKS,
 };
@@ -71,7 +71,7 @@ static __printf(3, 4) int ks_why(struct ks_trace_req *req, const char **why,
 static int ks_check_match(struct ks_trace_req *req, const char **why)
 {
 	static const enum ks_key_part task_parts[] = {
-		KS_KEY_COMM, KS_KEY_PID, KS_KEY_TGID,
+		KS_KEY_COMM, KS_KEY_PID, KS_KEY_TGID, KS_KEY_CGROUP,
 	};
 	unsigned int i;
 
@@ -182,7 +182,7 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 		req->method = KS_METHOD_TRACEPOINT;
 		return 0;
 	}
-	for (i = KS_KEY_WAKER_KSTACK; i <= KS_KEY_WAKER_PID; i++)
+	for (i = KS_KEY_WAKER_KSTACK; i <= KS_KEY_WAKER_CGROUP; i++)
 		if (ks_keys_spec_has(&req->keys, i))
 			return ks_why(req, why,
 				      "key %s: only an off-CPU wait has a waker (trace NAME offcpu)",
@@ -322,7 +322,7 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 		p = match_string(ks_key_part_names, KS_KEY_VALUE, part);
 		if (p < 0)
 			return ks_why(req, why,
-				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], comm, pid, tgid, cpu, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-comm or waker-pid",
+				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], comm, pid, tgid, cpu, cgroup, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-comm, waker-pid or waker-cgroup",
 				      part);
 		if (seen & BIT(p))
 			return ks_why(req, why, "key %s given twice", part);
@@ -403,7 +403,7 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 	k = match_string(ks_keywords, ARRAY_SIZE(ks_keywords), key);
 	if (k < 0)
 		return ks_why(req, why,
-			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu, match, expire, repeat, if, gap; with offcpu: state, min, max, tasks)",
+			      "'%s' is not a keyword (bits, start, end, method, maxactive, key, keys, slowest, pid, tgid, comm, cpu, cgroup, match, expire, repeat, if, gap; with offcpu: state, min, max, tasks)",
 			      key);
 	if ((*seen & BIT(k)) && k != KS_KW_IF)
 		return ks_why(req, why, "keyword %s given twice", key);
@@ -447,6 +447,18 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 			return ks_why(req, why,
 				      "comm %s: longer than the %zu bytes the kernel keeps",
 				      val, sizeof(f->comm) - 1);
+		return 0;
+	case KS_KW_CGROUP:
+		f->has |= KS_FILTER_CGROUP;
+		/* As KEY-NAME prints a path: \040 for a blank. */
+		string_unescape_inplace(val, UNESCAPE_OCTAL);
+		if (*val != '/')
+			return ks_why(req, why,
+				      "cgroup %s: expected a path from the cgroup2 root (/system.slice) or a full path (/sys/fs/cgroup/...)",
+				      val);
+		if (strscpy(f->cgroup_path, val, sizeof(f->cgroup_path)) < 0)
+			return ks_why(req, why, "cgroup %.32s...: longer than %zu bytes",
+				      val, sizeof(f->cgroup_path) - 1);
 		return 0;
 	case KS_KW_CPU:
 		f->has |= KS_FILTER_CPU;

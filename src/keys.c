@@ -33,6 +33,7 @@
 
 #include <asm/word-at-a-time.h>
 
+#include "cgroup.h"
 #include "keys.h"
 #include "keys_table.h"
 #include "table.h"
@@ -305,6 +306,8 @@ u32 notrace ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor)
 		w.pid = current->pid;
 	if (ks_keys_has(k, KS_KEY_WAKER_COMM))
 		ks_copy_comm(w.comm, current);
+	if (ks_keys_has(k, KS_KEY_WAKER_CGROUP))
+		w.cgroup = ks_task_cgroup_id(current);
 	e = ks_set_intern(&k->wakers, &w);
 	return e < 0 ? 0 : e + 1;
 }
@@ -435,6 +438,9 @@ static noinline int notrace ks_row_build(struct ks_keys *k, u32 start_stack,
 			break;
 		case KS_KEY_CPU:
 			rk.cpu = raw_smp_processor_id();
+			break;
+		case KS_KEY_CGROUP:
+			rk.cgroup = ks_task_cgroup_id(p);
 			break;
 		case KS_KEY_VALUE:
 			rk.value = ks_key_value(&k->spec, raw);
@@ -570,9 +576,11 @@ const char * const ks_key_part_names[KS_KEY_NR_PARTS] = {
 	[KS_KEY_PID] = "pid",
 	[KS_KEY_TGID] = "tgid",
 	[KS_KEY_CPU] = "cpu",
+	[KS_KEY_CGROUP] = "cgroup",
 	[KS_KEY_WAKER_KSTACK] = "waker-kstack",
 	[KS_KEY_WAKER_COMM] = "waker-comm",
 	[KS_KEY_WAKER_PID] = "waker-pid",
+	[KS_KEY_WAKER_CGROUP] = "waker-cgroup",
 	/* Written as ret or argN: see ks_key_value_name(). */
 	[KS_KEY_VALUE] = "value",
 };
@@ -651,10 +659,12 @@ static const struct {
 	[KS_KEY_PID] = { KS_ROW_OFF(pid), KS_ROW_END(pid) },
 	[KS_KEY_TGID] = { KS_ROW_OFF(tgid), KS_ROW_END(tgid) },
 	[KS_KEY_CPU] = { KS_ROW_OFF(cpu), KS_ROW_END(cpu) },
+	[KS_KEY_CGROUP] = { KS_ROW_OFF(cgroup), KS_ROW_END(cgroup) },
 	/* The waker's parts: all in one id. */
 	[KS_KEY_WAKER_KSTACK] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_WAKER_COMM] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_WAKER_PID] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_WAKER_CGROUP] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_VALUE] = { KS_ROW_OFF(value), KS_ROW_END(value) },
 };
 
@@ -732,10 +742,15 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 			goto err;
 	}
 	if (ks_keys_has(k, KS_KEY_WAKER_KSTACK) || ks_keys_has(k, KS_KEY_WAKER_COMM) ||
-	    ks_keys_has(k, KS_KEY_WAKER_PID)) {
+	    ks_keys_has(k, KS_KEY_WAKER_PID) || ks_keys_has(k, KS_KEY_WAKER_CGROUP)) {
 		/* Wakers of waits that end filtered out take room too. */
 		if (ks_set_init(&k->wakers, 2 * (rows + spec->slowest),
 				sizeof(struct ks_waker)))
+			goto err;
+	}
+	if (ks_keys_has(k, KS_KEY_CGROUP) || ks_keys_has(k, KS_KEY_WAKER_CGROUP)) {
+		k->cgroup_names = ks_cgroup_names_alloc();
+		if (!k->cgroup_names)
 			goto err;
 	}
 	return k;
@@ -752,6 +767,7 @@ void ks_keys_free(struct ks_keys *k)
 {
 	if (!k)
 		return;
+	ks_cgroup_names_free(k->cgroup_names);
 	free_percpu(k->scratch);
 	free_percpu(k->last_row);
 	ks_set_free(&k->wakers);

@@ -2,7 +2,7 @@
 /*
  * Keyed rows of a trace, as bpftrace's @[kstack] = hist() and systemtap's
  * lockhistory[locker, unlocker]: a bounded table of rows, each keyed by
- * kernel stack, stack pair, comm, pid, tgid or CPU; and the trace's
+ * kernel stack, stack pair, comm, pid, tgid, CPU or cgroup; and the trace's
  * slowest samples. Handlers fill both without locks or allocation.
  */
 #ifndef _KSTATS_KEYS_H
@@ -17,6 +17,8 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+#include "cgroup.h"
+
 struct seq_file;
 
 enum ks_key_part {
@@ -26,10 +28,12 @@ enum ks_key_part {
 	KS_KEY_PID,
 	KS_KEY_TGID,
 	KS_KEY_CPU,		/* where the sample ends */
+	KS_KEY_CGROUP,		/* the task's cgroup v2 directory, by id */
 	/* Off-CPU waits: who woke the blocked task, at its wakeup. */
 	KS_KEY_WAKER_KSTACK,	/* the waker's kernel stack */
 	KS_KEY_WAKER_COMM,
 	KS_KEY_WAKER_PID,
+	KS_KEY_WAKER_CGROUP,
 	/* An argument or the return value (ks_key_spec.value): ret, argN. */
 	KS_KEY_VALUE,
 	KS_KEY_NR_PARTS,
@@ -89,6 +93,7 @@ struct ks_key_spec {
 #define KS_FILTER_TGID	BIT(1)
 #define KS_FILTER_COMM	BIT(2)
 #define KS_FILTER_CPU	BIT(3)
+#define KS_FILTER_CGROUP	BIT(4)
 
 /* "if argN OP V" or "if ret OP V": a value against a constant. */
 struct ks_value_filter {
@@ -98,7 +103,7 @@ struct ks_value_filter {
 	char word[40];		/* as written, for the listing */
 };
 
-/* "pid P tgid P comm C cpu N if ...": what a trace records, ANDed. */
+/* "pid P tgid P comm C cpu N cgroup PATH if ...": what a trace records, ANDed. */
 struct ks_filter {
 	u8 has;			/* KS_FILTER_* given */
 	u8 n_values;		/* value[0..n_values - 1] */
@@ -108,6 +113,9 @@ struct ks_filter {
 	pid_t tgid;
 	unsigned int cpu;
 	char comm[TASK_COMM_LEN];
+	/* As written; the cgroup, held while the trace lives (traces.c). */
+	char cgroup_path[KS_CGROUP_PATH_MAX];
+	struct cgroup *cgroup;
 	struct ks_value_filter value[KS_VALUE_FILTERS_MAX];
 };
 
@@ -177,6 +185,8 @@ static __always_inline bool ks_filter_task(const struct ks_filter *f,
 		return false;
 	if ((f->has & KS_FILTER_TGID) && p->tgid != f->tgid)
 		return false;
+	if ((f->has & KS_FILTER_CGROUP) && !ks_task_in_cgroup(p, f->cgroup))
+		return false;
 	return !(f->has & KS_FILTER_COMM) ||
 	       !strncmp(p->comm, f->comm, TASK_COMM_LEN);
 }
@@ -220,7 +230,7 @@ static inline bool ks_key_part_is_stack(enum ks_key_part part)
 /* Whether @part is one of the waker's (offcpu traces only). */
 static inline bool ks_key_part_is_waker(enum ks_key_part part)
 {
-	return part >= KS_KEY_WAKER_KSTACK && part <= KS_KEY_WAKER_PID;
+	return part >= KS_KEY_WAKER_KSTACK && part <= KS_KEY_WAKER_CGROUP;
 }
 
 /* Whether @spec keys rows by @part. */

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "cgroup.h"
 #include "keys.h"
 #include "keys_table.h"
 
@@ -132,6 +133,9 @@ static void ks_show_waker(struct seq_file *m, const struct ks_keys *k,
 		ks_show_stack(m, k, part, w->stack);
 	} else if (part == KS_KEY_WAKER_PID) {
 		seq_printf(m, "\twaker-pid %d\n", w->pid);
+	} else if (part == KS_KEY_WAKER_CGROUP) {
+		ks_cgroup_show(m, k->cgroup_names, ks_key_part_names[part],
+			       w->cgroup);
 	} else {
 		seq_puts(m, "\twaker-comm ");
 		seq_escape(m, w->comm, " \t\n\\");
@@ -187,6 +191,10 @@ static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
 			break;
 		case KS_KEY_CPU:
 			seq_printf(m, "\tcpu %u\n", rk->cpu);
+			break;
+		case KS_KEY_CGROUP:
+			ks_cgroup_show(m, k->cgroup_names, ks_key_part_names[part],
+				       rk->cgroup);
 			break;
 		case KS_KEY_VALUE:
 			ks_show_value(m, &k->spec, rk->value);

@@ -36,7 +36,7 @@ struct ks_stack {
 /*
  * A row's key. The parts a trace does not key by stay 0, so only the
  * words from its first part to its last are hashed and compared
- * (rows.cmp_off, cmp_len): 2 of 6 for comm.
+ * (rows.cmp_off, cmp_len): 2 of 7 for comm.
  */
 struct ks_row_key {
 	u32 stack[2];		/* kstack, end-kstack: stack ids */
@@ -46,6 +46,7 @@ struct ks_row_key {
 	u32 cpu;
 	char comm[TASK_COMM_LEN];
 	u64 value;		/* ret or argN; with :log2, ks_log2_row() */
+	u64 cgroup;		/* cgroup_id() of the task's cgroup v2 */
 };
 
 /* Sets compare and hash whole words (keys.c ks_set_equal()). */
@@ -62,6 +63,7 @@ struct ks_waker {
 	u32 stack;		/* waker-kstack: a stack id */
 	pid_t pid;		/* waker-pid */
 	char comm[TASK_COMM_LEN];	/* waker-comm */
+	u64 cgroup;		/* waker-cgroup: a cgroup id */
 };
 
 static_assert(sizeof(struct ks_waker) % sizeof(long) == 0);
@@ -97,6 +99,7 @@ struct ks_keys {
 	struct ks_stats other;		/* samples whose key did not fit */
 	struct ks_set stacks;		/* of struct ks_stack */
 	struct ks_set wakers;		/* of struct ks_waker, for waker-* */
+	struct ks_cgroup_names *cgroup_names;	/* for KEY-NAME, with a cgroup part */
 	unsigned long __percpu *scratch;	/* KS_CONTEXT_SLOTS stacks per CPU */
 	atomic_t slow_lock;		/* a trylock: handlers never wait */
 	atomic_long_t slow_skipped;	/* candidates met a busy slow_lock */

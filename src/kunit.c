@@ -394,6 +394,17 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	{ "trace t comm 0123456789abcdef", -EINVAL },
 	{ "trace t cpu -1", -EINVAL },
 	{ "trace t cpu 1 cpu 2", -EINVAL },
+	/* cgroup: a path from the cgroup2 root or a full one; resolved later. */
+	{ "trace t cgroup / key cgroup", 0, KS_METHOD_DEFAULT, "t", "", 3, 0 },
+	{ "trace t cgroup /sys/fs/cgroup/a", 0, KS_METHOD_DEFAULT, "t", "", 3, 0 },
+	{ "trace t offcpu key cgroup,waker-cgroup", 0, KS_METHOD_TRACEPOINT,
+	  "__tracepoint_sched_switch", "", 3, 0 },
+	{ "trace t cgroup a/b", -EINVAL },
+	{ "trace t cgroup /a cgroup /b", -EINVAL },
+	{ "trace t key cgroup:2", -EINVAL },
+	{ "trace t key cgroup,cgroup", -EINVAL },
+	{ "trace t key waker-cgroup", -EINVAL },
+	{ "trace t start a end b match arg0 key cgroup", -EINVAL },
 	{ "trace KEY-t", -EINVAL },
 	/* Too many words: more than "trace t" and a pair of each keyword. */
 	{ "trace t x x x x x x x x x x x x x x x x x x x x x x x x x", -EINVAL },
@@ -501,6 +512,7 @@ static void ks_test_parse_keys(struct kunit *test)
 {
 	struct ks_trace_req *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
 	char line[] = "trace t key kstack:8,comm keys 16 slowest 0 pid 5 tgid 6 comm sh cpu 1";
+	char cgroup[] = "trace t key cgroup,comm cgroup /sys/fs/cgroup/a\\040b";
 	char plain[] = "trace t";
 	const char *why;
 
@@ -523,6 +535,14 @@ static void ks_test_parse_keys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req->filter.tgid, 6);
 	KUNIT_EXPECT_STREQ(test, req->filter.comm, "sh");
 	KUNIT_EXPECT_EQ(test, req->filter.cpu, 1);
+	/* A cgroup path as KEY-NAME prints it: \040 for a blank. */
+	KUNIT_ASSERT_EQ(test, ks_parse_control(cgroup, req, &why), 0);
+	KUNIT_EXPECT_EQ(test, req->keys.n_parts, 2);
+	KUNIT_EXPECT_EQ(test, req->keys.parts[0], KS_KEY_CGROUP);
+	KUNIT_EXPECT_EQ(test, req->keys.parts[1], KS_KEY_COMM);
+	KUNIT_EXPECT_EQ(test, req->filter.has, KS_FILTER_CGROUP);
+	KUNIT_EXPECT_STREQ(test, req->filter.cgroup_path, "/sys/fs/cgroup/a b");
+	KUNIT_EXPECT_NULL(test, req->filter.cgroup);
 }
 
 static void ks_test_node_cmd(struct kunit *test)

@@ -20,6 +20,7 @@
 #include <linux/spinlock.h>
 #include <linux/tracepoint.h>
 
+#include "cgroup.h"
 #include "hist.h"
 #include "hotpath.h"
 #include "keys.h"
@@ -213,6 +214,7 @@ static void ks_trace_free(struct ks_trace *t)
 	/* Waits for readers of KEY-NAME, which use t->keys. */
 	debugfs_remove(t->key_node);
 	ks_keys_free(t->keys);
+	ks_cgroup_put(t->req.filter.cgroup);
 	for (i = 0; i < KS_PARTS_MAX; i++)
 		kstats_delete(t->part[i]);
 	kstats_delete(t->gap);
@@ -358,9 +360,11 @@ static int ks_lockdown_check(const struct ks_trace_req *req,
  *
  * Context: process context; may sleep.
  * Return: 0; -EEXIST for a name in use; -ENOENT for an unknown symbol or
- * tracepoint; -EINVAL for an address that cannot be probed (kprobe
- * blacklist, kstats itself) or a bad name; -EOPNOTSUPP for method fprobe
- * where the kernel or function has none; -EPERM (or an LSM's errno)
+ * tracepoint, or a cgroup filter's path that names no cgroup v2 directory
+ * (-ENOTDIR: a file of one; -EOPNOTSUPP: a cgroup v1 directory);
+ * -EINVAL for an address that cannot be probed (kprobe blacklist, kstats
+ * itself) or a bad name; -EOPNOTSUPP for method fprobe where the kernel
+ * or function has none; -EPERM (or an LSM's errno)
  * where lockdown refuses tracers; -ENOMEM.
  */
 int ks_trace_add(const struct ks_trace_req *req)
@@ -379,6 +383,17 @@ int ks_trace_add(const struct ks_trace_req *req)
 				   req->name, req->filter.cpu, nr_cpu_ids - 1);
 		ks_trace_free(t);
 		return -EINVAL;
+	}
+	if (req->filter.has & KS_FILTER_CGROUP) {
+		/* Once, as the writer: handlers compare with it, never look it up. */
+		err = ks_cgroup_get(req->filter.cgroup_path, &t->req.filter.cgroup,
+				    t->req.why, sizeof(t->req.why));
+		if (err) {
+			if (err != -ENOMEM)
+				ks_err_ratelimited("trace %s: %s\n", req->name, t->req.why);
+			ks_trace_free(t);
+			return err;
+		}
 	}
 	/* A taken name first: resolving a pattern takes a while, and says things. */
 	mutex_lock(&ks_trace_lock);
@@ -546,6 +561,10 @@ void ks_trace_list(struct seq_file *m)
 		}
 		if (f->has & KS_FILTER_CPU)
 			seq_printf(m, " cpu %u", f->cpu);
+		if (f->has & KS_FILTER_CGROUP) {
+			seq_puts(m, " cgroup ");
+			seq_escape(m, f->cgroup_path, " \t\n\\");
+		}
 		for (i = 0; i < f->n_values; i++)
 			seq_printf(m, " if %s", f->value[i].word);
 		if (t->ops->list)

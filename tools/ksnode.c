@@ -602,8 +602,8 @@ void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 /* --- KEY-NAME ---------------------------------------------------------- */
 
 const char *const ks_kpart_names[KS_KP_NR] = {
-	"kstack", "end-kstack", "comm", "pid", "tgid", "cpu",
-	"waker-kstack", "waker-comm", "waker-pid", "value"
+	"kstack", "end-kstack", "comm", "pid", "tgid", "cpu", "cgroup",
+	"waker-kstack", "waker-comm", "waker-pid", "waker-cgroup", "value"
 };
 
 /* The part @s names, up to @len: "ret" and "argN" are KS_KP_VALUE. */
@@ -812,6 +812,13 @@ static int parse_kpart(char *s, struct ks_kval *v, size_t n_frames)
 		v->comm = sp ? sp + 1 : "";
 		if (sp)
 			unescape(sp + 1);
+		return 0;
+	case KS_KP_CGROUP:
+	case KS_KP_WAKER_CGROUP:
+		if (!sp || !sp[1])
+			return -1;
+		v->path = sp + 1;
+		unescape(sp + 1);
 		return 0;
 	case KS_KP_CPU:
 		if (!sp || parse_u64(sp + 1, &u) || u > UINT32_MAX)
@@ -1100,10 +1107,11 @@ static void fold_waker(FILE *f, const struct ks_keynode *k,
 	const struct ks_kval *st = kval_get(row->part, row->n_parts, KS_KP_WAKER_KSTACK);
 	const struct ks_kval *comm = kval_get(row->part, row->n_parts, KS_KP_WAKER_COMM);
 	const struct ks_kval *pid = kval_get(row->part, row->n_parts, KS_KP_WAKER_PID);
+	const struct ks_kval *cg = kval_get(row->part, row->n_parts, KS_KP_WAKER_CGROUP);
 	char fr[2048];
 	size_t j;
 
-	if (!st && !comm && !pid)
+	if (!st && !comm && !pid && !cg)
 		return;
 	put_frame(f, first, "--");
 	for (j = 0; st && j < st->n_frames; j++) {
@@ -1118,6 +1126,11 @@ static void fold_waker(FILE *f, const struct ks_keynode *k,
 		snprintf(fr, sizeof(fr), "waker-pid %lld", pid->num);
 		put_frame(f, first, fr);
 	}
+	if (cg) {
+		snprintf(fr, sizeof(fr), "waker-cgroup %s", cg->path);
+		clean_copy(fr, sizeof(fr), fr, strlen(fr));
+		put_frame(f, first, fr);
+	}
 }
 
 /* A row's frames, as one folded line without its value, in @f. */
@@ -1129,12 +1142,16 @@ static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *
 	unsigned int i;
 	size_t j;
 
-	/* comm, pid, tgid, cpu, ret/argN first, in the order of the key. */
+	/* comm, pid, tgid, cpu, cgroup, ret/argN first, in the order of the key. */
 	for (i = 0; i < row->n_parts; i++) {
 		const struct ks_kval *v = &row->part[i];
 
 		if (v->part == KS_KP_COMM)
 			clean_copy(fr, sizeof(fr), v->comm, strlen(v->comm));
+		else if (v->part == KS_KP_CGROUP)
+			/* A path may hold ';', which would split the frame. */
+			clean_copy(fr, sizeof(fr), fr,
+				   snprintf(fr, sizeof(fr), "cgroup %s", v->path));
 		else if (v->part == KS_KP_VALUE)
 			snprintf(fr, sizeof(fr), "%s %s", v->name, v->text);
 		else if (v->part > KS_KP_COMM && v->part <= KS_KP_CPU)

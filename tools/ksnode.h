@@ -121,7 +121,8 @@ void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
  */
 enum ks_kpart {
 	KS_KP_KSTACK, KS_KP_END_KSTACK, KS_KP_COMM, KS_KP_PID, KS_KP_TGID,
-	KS_KP_CPU, KS_KP_WAKER_KSTACK, KS_KP_WAKER_COMM, KS_KP_WAKER_PID,
+	KS_KP_CPU, KS_KP_CGROUP, KS_KP_WAKER_KSTACK, KS_KP_WAKER_COMM,
+	KS_KP_WAKER_PID, KS_KP_WAKER_CGROUP,
 	KS_KP_VALUE,	/* ret or argN, "argN:log2" for power-of-two rows */
 	KS_KP_NR
 };
@@ -141,6 +142,8 @@ struct ks_kstats {
 struct ks_kval {
 	enum ks_kpart part;
 	const char *comm;	/* KS_KP_(WAKER_)COMM: unescaped (\040 is a space) */
+	/* KS_KP_(WAKER_)CGROUP: "/a/b", unescaped; "/a/b (gone)" or "[id:N] (gone)" for a removed one */
+	const char *path;
 	long long num;		/* KS_KP_PID, KS_KP_TGID, KS_KP_CPU, KS_KP_WAKER_PID */
 	const char *name;	/* KS_KP_VALUE: "ret", "arg2", "arg2:log2" */
 	const char *text;	/* KS_KP_VALUE: "-11", "4096", "[4096, 8192)" */

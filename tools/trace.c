@@ -12,16 +12,18 @@ int cmd_trace(int argc, char **argv)
 	if (argc < 2 || wants_help(argc, argv)) {
 		fputs("usage: kstats trace NAME [bits B] [start X] [end Y] [method M] [maxactive N]\n"
 		      "                   [key K[,K]] [keys N] [slowest N]\n"
-		      "                   [pid P] [tgid P] [comm C] [cpu N] [if V ...]\n"
+		      "                   [pid P] [tgid P] [comm C] [cpu N] [cgroup PATH] [if V ...]\n"
 		      "                   [match argI[,argJ]] [expire NS] [repeat replace|keep]\n"
 		      "                   [gap on|off]\n"
 		      "       kstats trace NAME offcpu [state any|all|S|D] [min NS] [max NS]\n"
 		      "                   [tasks all|user|kernel] [key K[,K]] ... (no start, end, method)\n"
 		      "Writes \"trace NAME WORDS\" to /dev/kstats (or _control): _control's words\n"
 		      "(README, kstats(8)).\n"
-		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid, cpu, ret[:T], argN[:T] or\n"
-		      "argN:log2 (T: s8..s64, u8..u64); rows in KEY-NAME;\n"
-		      "off-CPU traces also waker-kstack[:D], waker-comm, waker-pid.\n"
+		      "K: kstack[:D], end-kstack[:D], comm, pid, tgid, cpu, cgroup, ret[:T], argN[:T]\n"
+		      "or argN:log2 (T: s8..s64, u8..u64); rows in KEY-NAME;\n"
+		      "off-CPU traces also waker-kstack[:D], waker-comm, waker-pid, waker-cgroup.\n"
+		      "PATH: a cgroup v2 directory, from the cgroup2 root (/system.slice) or in full\n"
+		      "(/sys/fs/cgroup/system.slice); its descendants too.\n"
 		      "V: argN or ret, [:s8..s64|:u8..u64], == != < <= > >= &, a number ('ret<0':\n"
 		      "quote it from the shell).\n",
 		      argc < 2 ? stderr : stdout);

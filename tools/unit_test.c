@@ -590,6 +590,18 @@ static void test_key_parse(void)
 	EQ_STR(k.slow[0].comm, "my task;x");
 	ks_keynode_free(&k);
 
+	/* Hand-written: cgroup parts, a removed cgroup's two forms, escapes. */
+	kload("keys/KEY-cgroup", &k);
+	EQ_U64(k.n_key, 3);
+	CHECK(k.key_part[0] == KS_KP_CGROUP && k.key_part[2] == KS_KP_WAKER_CGROUP,
+	      "cgroup parts in key order");
+	EQ_U64(k.n_rows, 3);
+	EQ_STR(k.row[0].part[0].path, "/system.slice/ssh.service");
+	EQ_STR(k.row[0].part[2].path, "/");
+	EQ_STR(k.row[1].part[0].path, "/a b;c (gone)");
+	EQ_STR(k.row[2].part[0].path, "[id:4242] (gone)");
+	ks_keynode_free(&k);
+
 	/* No key: no rows, no other line, slowest lines without stacks. */
 	kload("keys/KEY-nokey", &k);
 	EQ_STR(k.key, "-");
@@ -873,6 +885,16 @@ static void test_fold(void)
 	CAPTURE(out, ks_fold(f, &k, true));
 	EQ_STR(out, key3_count);
 	EQ_U64(fold_sum(out, &lines), 1 + 2 + 4 + 3);
+	free(out);
+	ks_keynode_free(&k);
+
+	/* A cgroup is a frame ("cgroup PATH", ';' cleaned), the waker's last. */
+	kload("keys/KEY-cgroup", &k);
+	out = NULL;
+	CAPTURE(out, ks_fold(f, &k, false));
+	EQ_STR(out, "cgroup /system.slice/ssh.service;sshd;--;waker-cgroup / 4000\n"
+		"cgroup /a b_c (gone);kst;--;waker-cgroup /a b_c (gone) 900\n"
+		"cgroup [id:4242] (gone);kst;--;waker-cgroup [id:1] 50\n");
 	free(out);
 	ks_keynode_free(&k);
 

@@ -42,8 +42,8 @@ LOCKDOWN_FILE = "/sys/kernel/security/lockdown"
 KEY_PREFIX = "KEY-"
 #: The keywords of "trace NAME ..." that _control accepts (src/control.c).
 TRACE_KEYWORDS = ("bits", "start", "end", "method", "maxactive", "key", "keys",
-                  "slowest", "pid", "tgid", "comm", "cpu", "match", "expire", "repeat", "if",
-                  "gap", "state", "min", "max", "tasks")
+                  "slowest", "pid", "tgid", "comm", "cpu", "cgroup", "match", "expire",
+                  "repeat", "if", "gap", "state", "min", "max", "tasks")
 METHODS = ("kretprobe", "fprobe", "kprobe", "tracepoint")
 
 
@@ -292,7 +292,8 @@ class Metric:
         largest total first: dicts with total, count, avg, p50, p99, min,
         max (ints, ns but count) and the key's parts, "kstack",
         "end-kstack" and "waker-kstack" (frames, leaf first), "comm" and
-        "waker-comm" (unescaped), "pid", "tgid", "cpu", "waker-pid", "ret",
+        "waker-comm" (unescaped), "cgroup", "waker-cgroup" (paths), "pid",
+        "tgid", "cpu", "waker-pid", "ret",
         "argN" (ints), "argN:log2" ((lo, hi)) (see parse_keys()). [] when there is no KEY-NAME (a
         client metric, a trace without key or slowest) or the trace has no
         key. Errors as read() (ParseError for a text off the format)."""
@@ -437,7 +438,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           keys: int | None = None, slowest: int | None = None,
           pid: int | None = None, tgid: int | None = None,
           comm: str | None = None, cpu: int | None = None,
-          offcpu: bool = False, state: str | None = None,
+          cgroup: str | None = None, offcpu: bool = False, state: str | None = None,
           min_ns: int | None = None, max_ns: int | None = None,
           tasks: str | None = None, match: str | None = None,
           expire_ns: int | None = None, where: str | list[str] | None = None,
@@ -445,15 +446,18 @@ def trace(name: str, start: str | None = None, end: str | None = None,
           **unknown: Any) -> Trace:
     """Set up trace @name: "trace NAME bits B start X [end Y] [method M]
     [maxactive N] [key K,...] [keys N] [slowest N] [pid P] [tgid P]
-    [comm C] [cpu N] [match A] [expire NS] [repeat R] [if V ...] [gap off]" written to device()
+    [comm C] [cpu N] [cgroup PATH] [match A] [expire NS] [repeat R] [if V ...] [gap off]"
+    written to device()
     (or _control, on older modules). @start defaults to @name; @end
     times from reaching @start to reaching @end; @bits is frac_bits
     (0..5); @method one of kretprobe, fprobe, kprobe, tracepoint.
     Durations are recorded in ns. @key (a string "kstack:8,comm" or a
     list of parts) keys rows of KEY-NAME, read with keys(); @keys bounds
-    them; @slowest keeps that many slowest samples; @pid, @tgid, @comm and
-    @cpu filter what is recorded (README: "Which callers and tasks are
-    slow").
+    them; @slowest keeps that many slowest samples; @pid, @tgid, @comm,
+    @cpu and @cgroup filter what is recorded (README: "Which callers and
+    tasks are slow"); @cgroup is a cgroup v2 directory, "/system.slice" or
+    "/sys/fs/cgroup/system.slice", and takes its descendants too (README:
+    "Per cgroup").
 
     Unless @keep is True, the trace is removed when the script exits, if
     it has not been (a `with` block removes it on leaving): a script's
@@ -476,11 +480,11 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     "Off-CPU time"): no @start, @end or @method; @state "any", "all", "S" or
     "D"; @min_ns and @max_ns bound the waits (the words min and max);
     @tasks "all", "user" or "kernel"; and the key parts waker-kstack,
-    waker-comm, waker-pid. Its halves are BLOCKED-NAME and RUNQ-NAME.
+    waker-comm, waker-pid, waker-cgroup. Its halves are BLOCKED-NAME and RUNQ-NAME.
 
     Words _control does not know (any other keyword argument), or values
     with blanks, are refused with KstatsError EINVAL before anything is
-    written; a @comm keeps its blanks, written as KEY-NAME prints them
+    written; a @comm or @cgroup keeps its blanks, written as KEY-NAME prints them
     (\\040 for a space). The kernel's refusals raise KstatsError with its errno
     (ENOENT unknown function, EINVAL bad word, EEXIST name taken,
     ENAMETOOLONG, EOPNOTSUPP no fprobe; EPERM under lockdown, "confidentiality"
@@ -514,7 +518,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     for kw, val in (("start", start), ("end", end), ("method", method),
                     ("maxactive", maxactive), ("key", key), ("keys", keys),
                     ("slowest", slowest), ("pid", pid), ("tgid", tgid),
-                    ("comm", comm), ("cpu", cpu), ("match", match),
+                    ("comm", comm), ("cpu", cpu), ("cgroup", cgroup), ("match", match),
                     ("expire", expire_ns), ("repeat", repeat), ("state", state),
                     ("min", min_ns), ("max", max_ns), ("tasks", tasks),
                     ("gap", None if gap else "off")) + \
@@ -522,7 +526,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
         if val is None:
             continue
         v = str(val)
-        if kw == "comm":
+        if kw in ("comm", "cgroup"):
             # As KEY-NAME prints a comm, and _control reads it: \040 for a space.
             v = "".join(f"\\{ord(c):03o}" if c.isspace() or c == "\\" else c for c in v)
         if not v or any(c.isspace() for c in v):

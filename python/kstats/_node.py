@@ -280,7 +280,8 @@ def parse(text: str) -> Node:
 
 #: The parts a KEY-NAME row's key can have (README, "KEY-NAME").
 KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cpu",
-                               "waker-kstack", "waker-comm", "waker-pid")
+                               "cgroup", "waker-kstack", "waker-comm", "waker-pid",
+                               "waker-cgroup")
 _STACK_PARTS = ("kstack", "end-kstack", "waker-kstack")
 # Key parts on a value: "ret", "argN", and "argN:log2" (or "ret:log2").
 _VALUE_PART_RE = re.compile(r"(ret|arg[0-9])(:log2)?")
@@ -316,8 +317,9 @@ def parse_keys(text: str | bytes) -> list[dict]:
     per row with total, count, avg, p50, p99, min, max (ints; ns but
     count) and the key's parts: "kstack", "end-kstack" and "waker-kstack"
     (lists of frames as %pS prints them, leaf first), "comm" and
-    "waker-comm" (unescaped), "pid", "tgid", "cpu" and "waker-pid" (ints),
-    "ret" and "argN" (ints), "argN:log2" (a pair (lo, hi): lo <= value < hi).
+    "waker-comm" (unescaped), "cgroup" and "waker-cgroup" (the path from
+    the cgroup2 root, unescaped; a removed cgroup's ends in " (gone)"),
+    "pid", "tgid", "cpu" and "waker-pid" (ints), "ret" and "argN" (ints), "argN:log2" (a pair (lo, hi): lo <= value < hi).
     [] for a trace without key ("# key -"). The other row and
     the slowest samples are not rows. Raises ParseError naming the line
     for a text off the format, or cut short (fewer rows than the header's)."""
@@ -352,6 +354,11 @@ def parse_keys(text: str | bytes) -> list[dict]:
             if part in _STACK_PARTS:
                 stack = rows[-1][part] = []
             elif part in ("comm", "waker-comm"):
+                rows[-1][part] = _unescape(val)
+            elif part in ("cgroup", "waker-cgroup"):
+                # "/a/b", or a removed cgroup's "/a/b (gone)" or "[id:N] (gone)".
+                if not val:
+                    raise ParseError(f"line {no}: bad {part} {val!r}")
                 rows[-1][part] = _unescape(val)
             elif part.endswith(":log2"):
                 m = _LOG2_RE.fullmatch(val)

@@ -293,6 +293,13 @@ class Keys(unittest.TestCase):
         # A str parses as the bytes do.
         self.assertEqual(kstats.parse_keys(key_text("KEY-1").decode()), rows)
 
+    def test_cgroup_parts(self):
+        rows = kstats.parse_keys(key_text("KEY-cgroup"))
+        self.assertEqual([(r["cgroup"], r["comm"], r["waker-cgroup"], r["count"]) for r in rows],
+                         [("/system.slice/ssh.service", "sshd", "/", 2),
+                          ("/a b;c (gone)", "kst", "/a b;c (gone)", 3),
+                          ("[id:4242] (gone)", "kst", "[id:1]", 1)])
+
     def test_kstack_comm_and_pairs(self):
         rows = kstats.parse_keys(key_text("KEY-2"))
         # The other row (6 samples) and the slowest are not rows.
@@ -445,6 +452,16 @@ class Control(unittest.TestCase):
              "slowest 4 pid 7 tgid 7 comm dd cpu 1\n"),
             ("_control", "trace rq bits 3 start sched:sched_wakeup end sched:sched_switch "
              "key comm\n")])
+
+    def test_cgroup_words(self):
+        with self.w:
+            kstats.trace("rq", start="sched:sched_wakeup", end="sched:sched_switch",
+                         key="cgroup", cgroup="/sys/fs/cgroup/my slice")
+            kstats.trace("off", offcpu=True, key="cgroup,waker-cgroup", cgroup="/a")
+        self.assertEqual(self.writes, [
+            ("_control", "trace rq bits 3 start sched:sched_wakeup end sched:sched_switch "
+             "key cgroup cgroup /sys/fs/cgroup/my\\040slice\n"),
+            ("_control", "trace off offcpu bits 3 key cgroup,waker-cgroup cgroup /a\n")])
 
     def test_offcpu_and_comm_words(self):
         with self.w:
