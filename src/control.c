@@ -416,6 +416,9 @@ static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 		return ks_why(req, why,
 			      "keyword %s: an off-CPU trace has its own probes (sched_switch, sched_waking)",
 			      key);
+	if (req->offcpu.on && k == KS_KW_EXPIRE)
+		return ks_why(req, why,
+			      "keyword expire: an off-CPU wait is one per task, from its switch-out to its switch-in");
 	switch (k) {
 	case KS_KW_KEY:
 		return ks_parse_key(req, val, why);

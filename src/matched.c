@@ -57,6 +57,23 @@ static __always_inline const void *ks_match_key(unsigned long value)
 }
 
 /*
+ * Drops the starts of @key's window older than the trace's expire,
+ * whoever's they are, and counts them (expired). Returns how many.
+ */
+static unsigned int notrace ks_matched_expire_old(struct ks_trace *t,
+						  const void *key, u64 now)
+{
+	/* Saturating: expire may exceed the time since boot. */
+	u64 before = now > t->req.match.expire_ns ?
+		     now - t->req.match.expire_ns : 0;
+	unsigned int old = ks_starts_expire(t->starts, key, before);
+
+	if (old && READ_ONCE(t->dur->active))
+		atomic_long_add(old, &t->expired);
+	return old;
+}
+
+/*
  * A start on the object @value, at context level @level (as
  * interrupt_context_level(): ks_kprobe_level() at a kprobe, whose int3
  * handler runs in NMI context on x86); @raw is what key argN reads, @ret
@@ -93,12 +110,17 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned int level,
 	 * whose release must pair with the holder's start). Two starts of
 	 * one object at once on two CPUs may both stay; an end takes one.
 	 */
-	if (t->req.match.keep) {
+	if (t->req.match.keep && ks_starts_holds(t->starts, key)) {
+		/*
+		 * A kept start older than expire gives way to this one: its
+		 * end is not coming, and keeping it would lose this section.
+		 */
+		ks_matched_expire_old(t, key, now);
 		if (ks_starts_holds(t->starts, key)) {
 			ks_lost(t, &t->replaced);
 			goto out;
 		}
-	} else {
+	} else if (!t->req.match.keep) {
 		/* Racing starts may have left two: each is a section lost. */
 		dropped = ks_starts_drop(t->starts, key);
 		if (dropped && READ_ONCE(t->dur->active))
@@ -106,14 +128,8 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned int level,
 	}
 	if (ks_starts_push(t->starts, key, now, &tag)) {
 		/* No room: starts too old to be waited for give way. */
-		/* Saturating: expire may exceed the time since boot. */
-		u64 before = now > t->req.match.expire_ns ?
-			     now - t->req.match.expire_ns : 0;
-		unsigned int old = ks_starts_expire(t->starts, key, before);
-
-		if (old && READ_ONCE(t->dur->active))
-			atomic_long_add(old, &t->expired);
-		if (!old || ks_starts_push(t->starts, key, now, &tag))
+		if (!ks_matched_expire_old(t, key, now) ||
+		    ks_starts_push(t->starts, key, now, &tag))
 			ks_lost(t, &t->table_full);
 	}
 out:
@@ -184,6 +200,7 @@ static int notrace ks_mkp_end(struct kprobe *p, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(ks_mkp_start);
 NOKPROBE_SYMBOL(ks_mkp_end);
+NOKPROBE_SYMBOL(ks_matched_expire_old);
 NOKPROBE_SYMBOL(ks_matched_start);
 NOKPROBE_SYMBOL(ks_matched_end);
 

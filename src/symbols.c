@@ -403,7 +403,8 @@ static void ks_sym_remember(const struct ks_sym *s)
  *
  * Context: process context; may sleep.
  * Return: 0; -ENOMEM; -EOPNOTSUPP when /proc/kallsyms cannot be read;
- * -EPERM when it hides the addresses (kernel.kptr_restrict 2).
+ * -EPERM when it hides the addresses (kernel.kptr_restrict 2): a
+ * function found at 0.
  */
 int ks_symbols_find(struct ks_sym *syms, unsigned int n)
 {
@@ -445,8 +446,13 @@ remember:
 	mutex_unlock(&ks_sym_lock);
 	if (err)
 		return err;
+	/*
+	 * A function at 0 is an address kallsyms hides. Data may be at 0:
+	 * x86-64's per-CPU symbols are offsets (__per_cpu_start,
+	 * fixed_percpu_data), and they are found as the data they are.
+	 */
 	for (i = 0; i < n; i++)
-		if (syms[i].type && !syms[i].addr)
+		if (ks_sym_is_text(&syms[i]) && !syms[i].addr)
 			return -EPERM;
 	return 0;
 }

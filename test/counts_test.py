@@ -57,7 +57,7 @@ ctl "remove mm"
 step expired
 # A start whose end was missed and one never ended, both older than
 # expire, give way to a third in a table of two slots.
-ctl "trace me start kst_obj_begin end kst_obj_end match arg0 maxactive 1 expire 1000000"
+ctl "trace me start kst_obj_begin end kst_obj_end match arg0 maxactive 1 expire 200000000"
 tgt "objmiss 1"
 tgt "objbegin 2"
 sleep 1
@@ -129,6 +129,16 @@ tgt "section 100 %(un)d"
 wait $o
 show um
 ctl "remove um"
+step keepexpire
+# repeat keep: a start whose end never came, older than expire, gives way
+# to the object's next start (expired), whose section is a sample.
+ctl "trace ke start kst_obj_begin end kst_obj_end match arg0 expire 200000000 repeat keep"
+tgt "objbegin 2"
+sleep 1
+tgt "objbegin 2"
+tgt "objend 2"
+show ke
+ctl "remove ke"
 step leftout
 # An admitted section around one that if leaves out.
 ctl "trace lo start kst_ret_long end kst_section_end if arg0:u32&1"
@@ -350,6 +360,19 @@ def check_sections(r, steps):
             "once (table_full) and their ends find no start (no_start %d); the other "
             "task's refused third start is marked, its end closes the mark: samples 0, "
             "missed %d" % (UNMARKED_N, UNMARKED_N, UNMARKED_N + 1), "%s %s" % (s, tr))
+
+    st = steps.get("keepexpire", [])
+    check_step_ok(r, "keepexpire", st)
+    s, _, tr = shown(st).get("ke", ({}, [], ""))
+    c = causes(tr)
+    r.check(num(s, "samples") == 1 and c.get("missed") == 1 and c.get("expired") == 1
+            and c.get("replaced") == 0 and c.get("no_start") == 0,
+            "keepexpire: repeat keep: a start older than expire gives way to its object's next "
+            "start, whose end makes a sample: samples 1, missed 1 (expired 1, replaced 0)",
+            "%s %s" % (s, tr))
+    r.check(0 < num(s, "max") < 1000000000,
+            "keepexpire: the sample is the second start's, not the stale one's (under 1 s)",
+            str(s))
 
     st = steps.get("leftout", [])
     check_step_ok(r, "leftout", st)

@@ -75,7 +75,7 @@ def REFUSALS(arch):
     ("missing value", "trace x start kst_target_delay bits", "Invalid argument"),
     ("unknown keyword", "trace x start kst_target_delay color red", "Invalid argument"),
     ("keyword twice", "trace x start kst_target_delay bits 2 bits 3", "Invalid argument"),
-    ("too many words", "trace x" + " bits 1" * 24 + " q y z", "Invalid argument"),
+    ("too many words", "trace x" + " bits 1" * 25 + " q y z", "Invalid argument"),
     ("unknown command", "frob x", "Invalid argument"),
     ("command alone", "trace", "Invalid argument"),
     ("remove with extra words", "remove dup now", "Invalid argument"),
@@ -503,6 +503,10 @@ ctl "trace dup start kst_target_delay"
     # (Debian's arm64 6.1 has it off: there it is no symbol at all).
     out.append('echo "@@KALLSYMS_DATA $(grep -qw jiffies_64 /proc/kallsyms && echo yes || echo no)"\n'
                'ctl "trace x start jiffies_64"')
+    # A per-CPU symbol: x86-64 lists them at 0, as offsets, where a hidden
+    # address would be 0 too; it is data all the same.
+    out.append('echo "@@PERCPU $(grep -w __per_cpu_start /proc/kallsyms | cut -d\' \' -f1,2)"\n'
+               'ctl "trace y start __per_cpu_start"')
     # NMIs come from sysrq-l (backtraces of all CPUs). On 6.12 sysrq forces
     # its own CPU's backtrace onto the console, which the console check
     # rightly fails on, so NMIs are raised on 6.1 only.
@@ -1293,6 +1297,16 @@ def check(logpath):
             "refusal: a data symbol -> %s (kallsyms %s data)" % (err, "has" if data else "lacks"),
             "got %r" % got.get("trace x start jiffies_64"))
     r.check(any(why in l for l in lines if "kstats:" in l), "dmesg reason: %s" % why)
+    pc = [l.split()[1:] for l in st if l.startswith("@@PERCPU")]
+    listed = bool(pc and pc[0])
+    err, why = (("Invalid argument", "trace y: __per_cpu_start is data, not a function")
+                if listed else
+                ("No such file or directory", "trace y: no function or tracepoint __per_cpu_start"))
+    r.check(got.get("trace y start __per_cpu_start") == err and
+            any(why in l for l in lines if "kstats:" in l),
+            "refusal: a per-CPU symbol (kallsyms %s) -> %s, dmesg '%s'"
+            % ("at " + " ".join(pc[0]) if listed else "lacks it", err, why),
+            "got %r" % got.get("trace y start __per_cpu_start"))
     ol = [x for x in c if x[0] == "over-long write"]
     r.check(ol and ol[0][2] == "Invalid argument", "refusal: over-long write -> Invalid argument", str(ol))
     r.check(any(x[0] == "trace %s start kst_target_delay" % ("n" * 59) and x[1] == "0" for x in c),
@@ -1312,8 +1326,8 @@ def check(logpath):
                    "trace x: bits 6: must be 0..5",
                    "trace x: gap maybe: must be on or off",
                    "trace x: 'color' is not a keyword (bits, start, end, method, maxactive, "
-                   "key, keys, slowest, pid, tgid, comm, cpu, match, expire, repeat, if, gap; with offcpu: state, min, max, tasks)",
-                   "trace x: too many words (at most 51): 'y' and after",
+                   "key, keys, slowest, pid, tgid, comm, cpu, cgroup, match, expire, repeat, if, gap; with offcpu: state, min, max, tasks)",
+                   "trace x: too many words (at most 53): 'y' and after",
                    "trace x: no tracepoint __tracepoint_kst_nosuch in the kernel",
                    ] + (NO_SITE_DMESG if arch == "x86_64" else []):
         r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)
