@@ -331,10 +331,18 @@ w $C 'record ctl 20 1'
 show ctl
 step reset_race
 w $C 'new 3 rz'
+# The resets fall at 1/40 .. 30/40 of a record's length as timed here
+# (at least 10 ms): how long it takes depends on the host's load.
+s0=$(cut -d' ' -f1 /proc/uptime)
+taskset -c 1 sh -c "echo 'record rz 1000 2000000' > $C"
+s1=$(cut -d' ' -f1 /proc/uptime)
+rzlen=$(awk -v a=$s0 -v b=$s1 'BEGIN { d = (b - a) * 1000000; if (d < 10000) d = 10000; printf "%%d", d }')
+echo "@@RECORD-US $rzlen"
+echo reset > $D/rz
 for t in $(seq 1 30); do
 	taskset -c 1 sh -c "echo 'record rz 1000 1000000' > $C"
 	taskset -c 1 sh -c "echo 'record rz 1000 2000000' > $C" &
-	usleep $((t * 3000))
+	usleep $((rzlen * t / 40))
 	taskset -c 0 sh -c "echo reset > $D/rz"
 	wait
 	echo "@@RZ $(grep 'CPUS' $D/rz | awk '{print $6}')"

@@ -32,6 +32,9 @@ sparse=()
 		KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules
 } >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 
+# The sparse check reads this build's log (test/lint.sh sparse-log), kept
+# apart: a later incremental build (the demo's) rewrites build.log.
+[[ ${KS_SPARSE:-0} == 1 ]] && cp "$OUT/build.log" "$OUT/sparse.log"
 # Any compiler, modpost or objtool warning fails the build check.
 if grep -E 'warning:|WARNING:' "$OUT/build.log"; then
 	echo "build for $KVER has warnings" >&2

@@ -47,7 +47,7 @@ sparse)
 sparse-log)
 	# The same verdict on a KS_SPARSE=1 build's log (test/build.sh),
 	# which compiled each file once for both checks.
-	log=out/$2/build.log
+	log=out/$2/sparse.log
 	[[ -f $log ]] || { echo "no $log"; exit 1; }
 	if grep -E ': (warning|error):' "$log"; then
 		exit 1
