@@ -1018,7 +1018,10 @@ static char *dev_bytes(const char *path)
 /*
  * kstats --root keyroot @args with a FIFO at @devpath standing in for the
  * device, the shell holding it open so that one cat reads every command:
- * the bytes written in *@bytes; kstats' exit status.
+ * the bytes written in *@bytes; kstats' exit status. cat reads a read end
+ * the shell opened (fd 4) rather than opening the FIFO itself: a cat that
+ * opened it only after the shell had closed its end (kstats refusing at
+ * once, on a loaded host) would wait for a writer forever.
  */
 static int run_on_fifo(const char *devpath, const char *args, char **bytes)
 {
@@ -1026,8 +1029,8 @@ static int run_on_fifo(const char *devpath, const char *args, char **bytes)
 	int rc;
 
 	snprintf(cmd, sizeof(cmd),
-		 "rm -f '%s' && mkfifo '%s' && exec 3<>'%s' && { cat '%s' 3>&- >'%s.out' & } && "
-		 "timeout 20 '%s' --root '%s' %s >/dev/null 2>&1; "
+		 "rm -f '%s' && mkfifo '%s' && exec 3<>'%s' 4<'%s' && { cat <&4 3>&- 4<&- >'%s.out' & } && "
+		 "exec 4<&- && timeout 20 '%s' --root '%s' %s >/dev/null 2>&1; "
 		 "rc=$?; exec 3>&-; wait; exit $rc",
 		 devpath, devpath, devpath, devpath, devpath, kstats_bin, keyroot, args);
 	rc = system(cmd);
