@@ -85,5 +85,6 @@ int cmd_run(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_rows(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "flamesvg.h"
+#include "ksyms.h"
 #include "kstats.h"
 
 static int passed, failed;
@@ -1155,6 +1156,133 @@ static void test_dev(void)
 	unsetenv("KSTATS_DEV");
 }
 
+/*
+ * kstats rows on KEY-1 (as KEY-read), KEY-parts and KEY-arg, whose
+ * addresses the test kallsyms (test/data/keys/kallsyms) names: the
+ * exact text a person reads.
+ */
+static void test_rows_cmd(void)
+{
+	static const char *const names[] = { "KEY-arg", "arg", "KEY-parts", "parts" };
+	char args[8192], *out, *ksyms;
+	size_t i;
+	int rc;
+
+	/* Traces arg and parts for these tests alone (list counts the others). */
+	link_node("keys/KEY-arg", "KEY-arg");
+	link_node("6.12/kstats/idle", "arg");
+	link_node("keys/KEY-parts", "KEY-parts");
+	link_node("6.12/kstats/idle", "parts");
+	snprintf(args, sizeof(args), "%s/keys/kallsyms", datadir);
+	ksyms = realpath(args, NULL);
+	if (!ksyms)
+		exit(2);
+	snprintf(args, sizeof(args), "rows arg --kallsyms '%s'", ksyms);
+	free(ksyms);
+	rc = run_kstats(args, &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "arg: 7 rows of key arg0, by total, largest first\n"
+	       "TOTAL  COUNT    AVG    P50    P99    MIN    MAX  KEY\n"
+	       "  9us      3    3us    3us    3us    3us    3us  arg0 kprobe_mutex\n"
+	       "  5us      2  2.5us  2.5us  2.5us  2.5us  2.5us  arg0 text_mutex+0x10\n"
+	       "  4us      1    4us    4us    4us    4us    4us  arg0 kst_lock+0x8 [kstats_test_target]\n"
+	       "  3us      1    3us    3us    3us    3us    3us  arg0 18446612682130964480\n"
+	       "  2us      1    2us    2us    2us    2us    2us  arg0 4096\n"
+	       "  1us      1    1us    1us    1us    1us    1us  arg0 18446744071612399680\n"
+	       "500ns      1  500ns  500ns  500ns  500ns  500ns  arg0 18446744072646311936\n"
+	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
+	       "(under twice the true value); kstats show arg has the trace's exact ones.\n");
+	free(out);
+	/* --raw: the kernel's numbers; --sort count --top 2 --unit ns. */
+	rc = run_kstats("rows arg --raw --sort count --top 2 --unit ns", &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "arg: 7 rows of key arg0, by count, largest first (the first 2)\n"
+	       "TOTAL  COUNT   AVG   P50   P99   MIN   MAX  KEY\n"
+	       " 9000      3  3000  3000  3000  3000  3000  arg0 18446744071606486496\n"
+	       " 5000      2  2500  2500  2500  2500  2500  arg0 18446744071606486544\n"
+	       "... 5 more rows (--top 0 shows all)\n"
+	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
+	       "(under twice the true value); kstats show arg has the trace's exact ones.\n");
+	free(out);
+	/* Stacks indented, or folded; comm escaped; the other row. */
+	rc = run_kstats("rows parts --sort max", &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "parts: 2 rows of key cpu,comm,end-kstack:2,tgid,pid, by max, largest first\n"
+	       "TOTAL  COUNT    AVG    P50    P99    MIN    MAX  KEY\n"
+	       "  3us      2  1.5us    2us    2us    1us    2us  cpu 1  comm my task;x  tgid 200  pid 201\n"
+	       "    end-kstack\n"
+	       "      __schedule+0x5bc/0xbf0\n"
+	       "      0xffffffffc0a01234\n"
+	       "500ns      1  500ns  500ns  500ns  500ns  500ns  cpu 0  comm a\\b\\011c  tgid 1  pid 1\n"
+	       "    end-kstack\n"
+	       "      __schedule+0x5bc/0xbf0\n"
+	       "      my_fn.cold+0x1a/0x2f [my_mod]\n"
+	       " 70ns      1   70ns   70ns   70ns   70ns   70ns  [other: keys that found no row in the table of 4]\n"
+	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
+	       "(under twice the true value); kstats show parts has the trace's exact ones.\n");
+	free(out);
+	rc = run_kstats("rows read --folded --top 1", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "\n    kstack ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
+		      "kst_path_1 [kstats_test_target];kst_target_delay [kstats_test_target]\n") &&
+	      strstr(out, "... 2 more rows (--top 0 shows all)\n"), "rows --folded: %s", out);
+	free(out);
+	/* Refusals: no key 65, no KEY-NAME 66, bad --sort 64, missing --kallsyms 66. */
+	rc = run_kstats("rows nokey", &out);
+	EQ_U64(rc, 65);
+	free(out);
+	rc = run_kstats("rows GAP-read", &out);
+	EQ_U64(rc, 66);
+	free(out);
+	rc = run_kstats("rows read --sort min", &out);
+	EQ_U64(rc, 64);
+	free(out);
+	rc = run_kstats("rows read --kallsyms /nonexistent", &out);
+	EQ_U64(rc, 66);
+	free(out);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(args, sizeof(args), "%s/%s", keyroot, names[i]);
+		unlink(args);
+	}
+}
+
+/* Addresses to symbols (ksyms.c) on test/data/keys/kallsyms. */
+static void test_ksyms(void)
+{
+	struct ks_ksyms ks;
+	char path[4096], buf[256];
+
+	snprintf(path, sizeof(path), "%s/keys/kallsyms", datadir);
+	EQ_U64(ks_ksyms_load(path, &ks), 0);
+	/* A, a and the data below _text (per-CPU offsets) are left out. */
+	EQ_U64(ks.n, 9);
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff82a5c5e0ULL), "kprobe_mutex");
+	EQ_STR(buf, "kprobe_mutex");
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff82a5c63fULL), "text_mutex+0x3f");
+	EQ_STR(buf, "text_mutex+0x3f");
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff81000004ULL), "alias");
+	EQ_STR(buf, "_text+0x4");
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffffc0a00010ULL), "module");
+	EQ_STR(buf, "kst_target_delay+0x10 [kstats_test_target]");
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffffc0a02ff8ULL), "a module's last symbol");
+	EQ_STR(buf, "kst_lock+0xff8 [kstats_test_target]");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffffc0a03000ULL), "a page past a module's last");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 4096), "4096 is no address (cpu_number left out)");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffff888003a1c000ULL), "heap");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff83000000ULL), "_end");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff83000040ULL), "past _end");
+	ks_ksyms_free(&ks);
+	/* What a reader without CAP_SYSLOG sees: zeros, so nothing resolves. */
+	EQ_U64(ks_ksyms_parse("0000000000000000 T _text\n0000000000000000 d kprobe_mutex\n", &ks), 0);
+	EQ_U64(ks.n, 0);
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff82a5c5e0ULL), "no symbols");
+	ks_ksyms_free(&ks);
+	EQ_U64(ks_ksyms_load("/nonexistent", &ks), ENOENT);
+}
+
 static void test_cli(void)
 {
 	static const char *const names[] = {
@@ -1182,6 +1310,8 @@ static void test_cli(void)
 	link_node("keys/KEY-1", "KEY-read");
 	link_node("6.12/kstats/idle", "nokey");
 	link_node("keys/KEY-nokey", "KEY-nokey");
+
+	test_rows_cmd();
 
 	/* list: the header, GAP-read, idle (in file nokey), read; no KEY- line. */
 	rc = run_kstats("list", &out);
@@ -1348,6 +1478,7 @@ int main(int argc, char **argv)
 	test_fold();
 	test_flame_kind();
 	test_flame_svg();
+	test_ksyms();
 	test_cli();
 	test_lockdown();
 	printf("unit: %d passed, %d failed\n", passed, failed);
