@@ -71,7 +71,8 @@ void perm_hint(char *buf, size_t len, int e, const char *mode, bool to_dev,
 int control(const char *verb, int argc, char **argv);
 int node_cmd(const char *word, const char *name);
 
-/* show.c: run prints with it too. */
+/* show.c: run prints with them too. */
+void print_summary(const struct ks_node *n, enum ks_unit u);
 int show_node(const struct ks_node *n, int cpu, bool slots, enum ks_unit u);
 
 /* One per command, in its own file. */

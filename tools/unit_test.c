@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1024,22 +1025,34 @@ static char *dev_bytes(const char *path)
  * opened it only after the shell had closed its end (kstats refusing at
  * once, on a loaded host) would wait for a writer forever.
  */
-static int run_on_fifo(const char *devpath, const char *args, char **bytes)
+static int run_on_fifo_out(const char *devpath, const char *args, char **bytes, char **stdout_text)
 {
-	char cmd[16384], out[256];
+	char cmd[16384], out[256], so[256];
 	int rc;
 
+	snprintf(so, sizeof(so), "%s.stdout", devpath);
 	snprintf(cmd, sizeof(cmd),
 		 "rm -f '%s' && mkfifo '%s' && exec 3<>'%s' 4<'%s' && { cat <&4 3>&- 4<&- >'%s.out' & } && "
-		 "exec 4<&- && timeout 20 '%s' --root '%s' %s >/dev/null 2>&1; "
+		 "exec 4<&- && timeout 20 '%s' --root '%s' %s >'%s' 2>&1; "
 		 "rc=$?; exec 3>&-; wait; exit $rc",
-		 devpath, devpath, devpath, devpath, devpath, kstats_bin, keyroot, args);
+		 devpath, devpath, devpath, devpath, devpath, kstats_bin, keyroot, args, so);
 	rc = system(cmd);
 	snprintf(out, sizeof(out), "%s.out", devpath);
 	*bytes = dev_bytes(out);
 	unlink(out);
+	if (stdout_text) {
+		*stdout_text = NULL;
+		if (read_all(so, stdout_text))
+			*stdout_text = strdup("");
+	}
+	unlink(so);
 	unlink(devpath);
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int run_on_fifo(const char *devpath, const char *args, char **bytes)
+{
+	return run_on_fifo_out(devpath, args, bytes, NULL);
 }
 
 /*
@@ -1097,6 +1110,57 @@ static void test_dev(void)
 	EQ_U64(rc, 0);
 	EQ_STR(got, "trace read start vfs_read\nstop read\nremove read\n");
 	free(got);
+
+	/*
+	 * run -i: each interval alone, from _interval/read (captured: 493
+	 * samples each read), said so in each header, then the whole run's
+	 * summary (the node: 983); --cumulative: the node each time.
+	 */
+	{
+		char idir[128], *so;
+
+		snprintf(idir, sizeof(idir), "%s/_interval", keyroot);
+		if (mkdir(idir, 0755))
+			exit(2);
+		link_node("6.12/kstats/_interval/read", "_interval/read");
+		rc = run_on_fifo_out(devpath, "run -i 1 -d 2 read start vfs_read", &got, &so);
+		EQ_U64(rc, 0);
+		EQ_STR(got, "trace read start vfs_read\nstop read\nremove read\n");
+		EQ_U64(count_str(so, ": interval, the samples of the last 1 s"), 2);
+		EQ_U64(count_str(so, " (end): interval, the samples of the last 1 s or less (up to the end)\n"), 1);
+		EQ_U64(count_str(so, "\nread: 493 samples, missed 0, active, trace by fprobe\n"), 2);
+		CHECK(strstr(so, "\ntotal, every sample since the trace began:\n"
+			     "read: 983 samples, missed 0, active, trace by fprobe\n") != NULL,
+		      "run -i: the total after the last interval: %s", so);
+		CHECK(!strstr(so, "cumulative"), "run -i says interval: %s", so);
+		free(got);
+		free(so);
+		rc = run_on_fifo_out(devpath, "run -i 1 -d 2 --cumulative read start vfs_read", &got, &so);
+		EQ_U64(rc, 0);
+		EQ_STR(got, "trace read start vfs_read\nstop read\nremove read\n");
+		EQ_U64(count_str(so, ": cumulative, every sample since the trace began\n"), 2);
+		EQ_U64(count_str(so, "\nread: 983 samples, missed 0, active, trace by fprobe\n"), 2);
+		CHECK(!strstr(so, "interval"), "run -i --cumulative: %s", so);
+		free(got);
+		free(so);
+		/* Options after NAME, and --cumulative without -i: 64, nothing written. */
+		rc = run_on_fifo_out(devpath, "run read start vfs_read -d 1", &got, &so);
+		EQ_U64(rc, 64);
+		EQ_STR(got, "");
+		CHECK(strstr(so, "kstats: run: options go before NAME, the words after it are the trace's "
+			      "(_control has no word '-...'): kstats run -d 1 read start vfs_read\n") != NULL,
+		      "run NAME ... -d 1: %s", so);
+		free(got);
+		free(so);
+		rc = run_on_fifo(devpath, "run --cumulative -d 1 read start vfs_read", &got);
+		EQ_U64(rc, 64);
+		EQ_STR(got, "");
+		free(got);
+		snprintf(idir, sizeof(idir), "%s/_interval/read", keyroot);
+		unlink(idir);
+		snprintf(idir, sizeof(idir), "%s/_interval", keyroot);
+		rmdir(idir);
+	}
 
 	/*
 	 * run --svg FILE: the same commands, and FILE holds what flame --svg
