@@ -250,9 +250,15 @@ def check_console(console):
     lines = out('list').splitlines()
     check(lines and lines[0].split()[:5] == ['NAME', 'SAMPLES', 'P50', 'P99', 'MAX'],
           f'list header: {lines[:1]}')
-    names = [l.split()[0] for l in lines[1:]]
-    # Each trace's GAP- node right after it.
+    table = lines[:lines.index('')] if '' in lines else lines
+    names = [l.split()[0] for l in table[1:]]
+    # Each trace's GAP- node right after it, saying whose it is; GAP explained once.
     check(names == ['read', 'GAP-read', 'runq', 'GAP-runq'], f'list names {names}')
+    check([l.split()[-3:] for l in table if l.startswith('GAP-')] ==
+          [['gap', 'of', 'read'], ['gap', 'of', 'runq']], f'list: GAP- lines {table}')
+    check(lines[len(table):len(table) + 2] ==
+          ['', 'GAP-NAME: the time from the end of one call of trace NAME to the start of'],
+          f'list: the GAP footnote {lines[len(table):]}')
     rl = [l for l in lines if l.startswith('read ')]
     check(rl and re.search(r'\bfprobe missed 0$|\bkretprobe missed 0$', rl[0]),
           f'list shows the trace method and missed: {rl}')

@@ -1263,9 +1263,9 @@ static void test_rows_cmd(void)
 	EQ_U64(rc, 0);
 	EQ_STR(out,
 	       "arg: 7 rows of key arg0, by count, largest first (the first 2)\n"
-	       "TOTAL  COUNT   AVG   P50   P99   MIN   MAX  KEY\n"
-	       " 9000      3  3000  3000  3000  3000  3000  arg0 18446744071606486496\n"
-	       " 5000      2  2500  2500  2500  2500  2500  arg0 18446744071606486544\n"
+	       " TOTAL  COUNT     AVG     P50     P99     MIN     MAX  KEY\n"
+	       "9000ns      3  3000ns  3000ns  3000ns  3000ns  3000ns  arg0 18446744071606486496\n"
+	       "5000ns      2  2500ns  2500ns  2500ns  2500ns  2500ns  arg0 18446744071606486544\n"
 	       "... 5 more rows (--top 0 shows all)\n"
 	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
 	       "(under twice the true value); kstats show arg has the trace's exact ones.\n");
@@ -1389,9 +1389,43 @@ static void test_cli(void)
 
 		for (c = out; *c; c++)
 			nl += *c == '\n';
-		EQ_U64(nl, 4);
+		/* The header, 3 metrics, a blank line and GAP's footnote. */
+		EQ_U64(nl, 7);
 	}
+	CHECK(strstr(out, "  gap of read\n\nGAP-NAME: the time from the end of one call of trace NAME "
+		     "to the start of\n  the next on the same CPU") != NULL, "list explains GAP once:\n%s", out);
 	free(out);
+	/* A name wider than the column: every column as wide as its widest cell. */
+	{
+		char *t = slurp("6.12/kstats/idle"), l[4096];
+		FILE *f;
+
+		snprintf(l, sizeof(l), "%s/a_metric_name_wider_than_the_28_columns", keyroot);
+		f = fopen(l, "w");
+		if (!f || strncmp(t, "# name idle\n", 12))
+			exit(2);
+		fprintf(f, "# name a_metric_name_wider_than_the_28_columns\n%s", t + 12);
+		fclose(f);
+		free(t);
+	}
+	rc = run_kstats("list --unit ms", &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "NAME                                       SAMPLES          P50          P99           MAX  TRACE\n"
+	       "a_metric_name_wider_than_the_28_columns          0            -            -             -  fprobe missed 0\n"
+	       "idle                                             0            -            -             -  fprobe missed 0\n"
+	       "read                                           983   0.021793ms   0.720896ms    6.682961ms  fprobe missed 0\n"
+	       "GAP-read                                       986   0.007104ms   0.589824ms 1055.454191ms  gap of read\n"
+	       "\n"
+	       "GAP-NAME: the time from the end of one call of trace NAME to the start of\n"
+	       "  the next on the same CPU (kstats trace NAME ... gap off leaves it out).\n");
+	free(out);
+	{
+		char l[4096];
+
+		snprintf(l, sizeof(l), "%s/a_metric_name_wider_than_the_28_columns", keyroot);
+		unlink(l);
+	}
 	rc = run_kstats("list --json", &out);
 	EQ_U64(rc, 0);
 	CHECK(!strstr(out, "KEY-"), "list --json shows no KEY- node");
