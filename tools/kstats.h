@@ -22,6 +22,7 @@
 #define DEFAULT_ROOT	DEBUGFS "/kstats"
 #define DEBUGFS_MAGIC	0x64626720
 #define KEY_PREFIX	"KEY-"
+#define GAP_PREFIX	"GAP-"
 #define DEFAULT_DEV	"/dev/kstats"
 #define LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
 

@@ -1434,6 +1434,28 @@ static void test_cli(void)
 	EQ_U64(rc, 0);
 	CHECK(!strstr(out, "KEY"), "export has no KEY- metric");
 	CHECK(strstr(out, "\nkstats_read_seconds_count 983\n") != NULL, "export has read");
+	/* A trace's GAP-NAME only with --gap. */
+	CHECK(!strstr(out, "GAP"), "export leaves GAP-read out");
+	free(out);
+	rc = run_kstats("export --prometheus --gap", &out);
+	EQ_U64(rc, 0);
+	CHECK(!strstr(out, "kstats_GAP_read"), "export --gap: no family of its own");
+	CHECK(strstr(out, "# HELP kstats_read_seconds kstats metrics read, GAP-read: ") &&
+	      strstr(out, "\nkstats_read_seconds_bucket{part=\"duration\",le=\"+Inf\"} 983\n"
+			  "kstats_read_seconds_sum{part=\"duration\"} 0.052210847\n"
+			  "kstats_read_seconds_count{part=\"duration\"} 983\n"
+			  "kstats_read_seconds_bucket{part=\"gap\",le=\"0.000000007\"} 0\n") &&
+	      strstr(out, "\nkstats_read_seconds_count{part=\"gap\"} 986\n"
+			  "# HELP kstats_read_missed_total ") &&
+	      strstr(out, "\nkstats_read_missed_total{part=\"duration\"} 0\n"
+			  "kstats_read_missed_total{part=\"gap\"} 0\n") &&
+	      strstr(out, "\nkstats_idle_seconds_count 0\n"),
+	      "export --gap: GAP-read as part=\"gap\" of read's family:\n%s", out);
+	free(out);
+	rc = run_kstats("export --prometheus --gap --per-cpu", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "\nkstats_read_seconds_count{part=\"gap\",cpu=\"1\"} ") != NULL,
+	      "export --gap --per-cpu: part before cpu");
 	free(out);
 	/* show KEY-read: not a metric (64), and says where to look. */
 	rc = run_kstats("show KEY-read", &out);
