@@ -234,6 +234,21 @@ class Directory(unittest.TestCase):
         # _interval/read of 6.1 holds 493 samples (489 + 4), unlike the node's 984.
         snap = kstats.metric("read").snapshot()
         self.assertEqual((snap.summary.name, snap.summary.samples), ("read", 493))
+        # summary() as on a metric or trace, the attribute as before.
+        self.assertIs(snap.summary(), snap.summary)
+        m = kstats.metric("read")
+        self.assertEqual(type(m.snapshot().summary()), type(m.summary()))
+
+    def test_traces_comm_plain(self):
+        # traces()'s comm as keys() gives one, the listing's word beside it.
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "_control"), "w", encoding="ascii") as f:
+                f.write("cb method fprobe bits 3 start vfs_read end - comm my\\040prog\\134x\n"
+                        "rd method fprobe bits 3 start vfs_read end -\n")
+            with mock.patch.dict(os.environ, {"KSTATS_ROOT": d, "KSTATS_DEV": d + "/nodev"}):
+                t = kstats.traces()
+        self.assertEqual((t[0]["comm"], t[0]["comm_escaped"]), ("my prog\\x", "my\\040prog\\134x"))
+        self.assertNotIn("comm", t[1])
 
     def test_traces(self):
         t = kstats.traces()
