@@ -84,7 +84,8 @@ static int usage_list(FILE *f)
 {
 	fputs("usage: kstats list [--json] [--unit ns|us|ms|s|auto]\n"
 	      "One line per metric: samples, p50, p99 and max; traces show their\n"
-	      "method and missed count.\n", f);
+	      "method and missed count, a trace's GAP-, BLOCKED- and RUNQ-NAME whose\n"
+	      "part they are (\"gap of NAME\"), explained once below the table.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
 
