@@ -51,6 +51,27 @@ expect 64 "^kstats: unknown command 'frob'" frob
 expect 64 '^kstats: --root needs a DIR' --root
 expect 73 "^kstats: --textfile $T/nodir: No such file or directory" "${R[@]}" export --prometheus --textfile "$T/nodir"
 expect 64 '^kstats: -n -1: not a number from 0 to 2147483647' "${R[@]}" watch read -n -1
+# run: options go before NAME (issue 45), said with the command as it should read.
+expect 64 "^kstats: run: options go before NAME, the words after it are the trace's \(_control has no word '-...'\): kstats run -d 1 rd start vfs_read$" \
+	"${R[@]}" run rd start vfs_read -d 1
+expect 64 "^kstats: trace: '-d' is not a word of _control" "${R[@]}" trace rd start vfs_read -d 1
+expect 64 '^kstats: run: --cumulative is a way to print each -i interval: give -i SECONDS' \
+	"${R[@]}" run --cumulative rd start vfs_read
+# rows: of a trace with a key only; its options' faults.
+expect 66 '^kstats: read: no KEY-read: not a trace with a key' "${R[@]}" rows read
+expect 64 '^kstats: rows: give NAME' "${R[@]}" rows
+expect 64 '^kstats: --sort min: use total, count, avg, p50, p99 or max' "${R[@]}" rows read --sort min
+expect 64 "^kstats: rows: --raw prints no symbols" "${R[@]}" rows read --raw --kallsyms /proc/kallsyms
+expect 64 '^kstats: rows has no --json' "${R[@]}" --json rows read
+# --unit keeps the unit on each figure of the summary (issue 45).
+"$KSTATS" "${R[@]}" show read --unit ms >"$T/out" 2>&1
+if grep -q '^  min 0.002978ms  mean 0.053114ms  max 6.682961ms$' "$T/out" &&
+	grep -q '^  p50 0.021793ms (+-0.002047ms)  p90 ' "$T/out"; then
+	PASSED=$((PASSED + 1))
+else
+	FAILED=$((FAILED + 1))
+	echo "FAIL: show read --unit ms drops units: $(head -3 "$T/out")"
+fi
 # getopt's faults, in kstats' words and prefix.
 expect 64 "^kstats: list: option '--unit' needs a value" "${R[@]}" list --unit
 expect 64 "^kstats: list: unknown option '--bogus'" "${R[@]}" list --bogus

@@ -49,8 +49,11 @@ echo "== promtool check metrics"
 promtool check metrics <"$T/textfile/kstats.prom"
 ok test $? = 0
 
-# The other bucket layouts and the cpu label pass promtool too.
-for opts in "--buckets slots" "--per-cpu" "--per-cpu --buckets slots"; do
+# A trace's GAP-NAME is left out by default (--gap adds it as part="gap").
+ok test "$(grep -c '^kstats_GAP_' "$T/textfile/kstats.prom")" = 0
+
+# The other bucket layouts, the cpu label and the part label pass promtool too.
+for opts in "--buckets slots" "--per-cpu" "--per-cpu --buckets slots" "--gap" "--gap --per-cpu"; do
 	# shellcheck disable=SC2086
 	env KSTATS_ROOT="$DATA" "$KSTATS" export --prometheus $opts >"$T/other.prom" &&
 		promtool check metrics <"$T/other.prom"
@@ -181,6 +184,20 @@ for _ in $(seq 60); do
 done
 echo "node_exporter serves the three colliding nodes, no textfile error: $served"
 ok test $served = 1
+
+# --gap: GAP-read's series are part="gap" of kstats_read_seconds, read's
+# own part="duration"; Prometheus tells them apart by the label.
+ok env KSTATS_ROOT="$DATA" "$KSTATS" export --prometheus --gap --textfile "$T/textfile"
+GURL="http://127.0.0.1:$PR_PORT/api/v1/query?query=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1]))' 'kstats_read_seconds_count{part="gap"}')"
+GAPN=$(sed -n 's/^# samples //p' "$DATA/GAP-read")
+g=""
+for _ in $(seq 60); do
+	g=$(get "$GURL" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null)
+	[[ $g == "$GAPN" ]] && break
+	sleep 0.5
+done
+echo "prometheus: kstats_read_seconds_count{part=\"gap\"} = $g (GAP-read's samples: $GAPN)"
+ok test "$g" = "$GAPN"
 
 echo "== stopping both servers"
 cleanup

@@ -44,7 +44,7 @@ step badroot $K --root /nonexistent list
 step envroot env KSTATS_ROOT=/nonexistent $K list
 step usage $K
 step unknown $K frobnicate
-for c in list show watch trace remove run reset stop start export plot; do
+for c in list show watch trace remove run reset stop start export plot rows; do
 	step help_$c $K $c --help
 done
 step showusage $K show
@@ -103,6 +103,18 @@ step refuse_nofunc $K trace x start no_such_function_kstats
 step remove_unknown $K remove nope
 step show_unknown $K show nope
 step reset_unknown $K reset nope
+
+# kstats rows: mutex_lock keyed by its lock (arg0). A kretprobe trace's
+# arming takes kprobe_mutex (register_kretprobe), so that lock has a row,
+# which rows names from /proc/kallsyms; --raw gives the kernel's number.
+step trace_lk $K trace lk start mutex_lock key arg0
+$K trace lk2 start vfs_write method kretprobe
+$K remove lk2
+$K stop lk
+step rows_lk $K rows lk --top 0
+step rows_lk_raw $K rows lk --top 0 --raw
+grep ' kprobe_mutex$' /proc/kallsyms >/tmp/out/kallsyms_kprobe_mutex
+step remove_lk $K remove lk
 
 # A metric removed while being watched.
 $K trace t2 start vfs_read
@@ -238,7 +250,7 @@ def check_console(console):
     expect('envroot', 69, r'^kstats: /nonexistent: No such file or directory')
     expect('usage', 64, r'^usage: kstats')
     expect('unknown', 64, r"unknown command 'frobnicate'")
-    for c in 'list show watch trace remove run reset stop start export plot'.split():
+    for c in 'list show watch trace remove run reset stop start export plot rows'.split():
         expect('help_' + c, 0, r'^usage: kstats ' + c, stream='out')
     expect('showusage', 64, r'^usage: kstats show NAME')
 
@@ -250,9 +262,15 @@ def check_console(console):
     lines = out('list').splitlines()
     check(lines and lines[0].split()[:5] == ['NAME', 'SAMPLES', 'P50', 'P99', 'MAX'],
           f'list header: {lines[:1]}')
-    names = [l.split()[0] for l in lines[1:]]
-    # Each trace's GAP- node right after it.
+    table = lines[:lines.index('')] if '' in lines else lines
+    names = [l.split()[0] for l in table[1:]]
+    # Each trace's GAP- node right after it, saying whose it is; GAP explained once.
     check(names == ['read', 'GAP-read', 'runq', 'GAP-runq'], f'list names {names}')
+    check([l.split()[-3:] for l in table if l.startswith('GAP-')] ==
+          [['gap', 'of', 'read'], ['gap', 'of', 'runq']], f'list: GAP- lines {table}')
+    check(lines[len(table):len(table) + 2] ==
+          ['', 'GAP-NAME: the time from the end of one call of trace NAME to the start of'],
+          f'list: the GAP footnote {lines[len(table):]}')
     rl = [l for l in lines if l.startswith('read ')]
     check(rl and re.search(r'\bfprobe missed 0$|\bkretprobe missed 0$', rl[0]),
           f'list shows the trace method and missed: {rl}')
@@ -346,6 +364,22 @@ def check_console(console):
     expect('remove_unknown', 66, r'ENOENT\)\nkstats: dmesg: kstats: remove nope:')
     expect('show_unknown', 66, r'^kstats: nope: no metric nope')
     expect('reset_unknown', 66, r'^kstats: nope: no metric nope')
+    # rows: the lock kallsyms knows prints as its name (issue 45).
+    expect('trace_lk', 0)
+    expect('rows_lk', 0)
+    expect('rows_lk_raw', 0)
+    expect('remove_lk', 0)
+    ks = files.get('kallsyms_kprobe_mutex', '').split()
+    check(len(ks) == 3, f"kprobe_mutex in /proc/kallsyms: {files.get('kallsyms_kprobe_mutex')!r}")
+    if len(ks) == 3:
+        addr = int(ks[0], 16)
+        check(re.search(rf'  arg0 {addr}$', out('rows_lk_raw'), re.M),
+              f'rows --raw: a row of kprobe_mutex ({addr}): {out("rows_lk_raw")[:600]!r}')
+        check(re.search(r'  arg0 kprobe_mutex$', out('rows_lk'), re.M) and
+              not re.search(rf'\b{addr}\b', out('rows_lk')),
+              f'rows: kprobe_mutex by name: {out("rows_lk")[:600]!r}')
+    check(re.match(r'lk: \d+ rows? of key arg0, by total, largest first\n *TOTAL +COUNT ', out('rows_lk')),
+          f"rows header: {out('rows_lk')[:200]!r}")
     expect('watch_removed', 74, r'^kstats: t2: the metric was removed while being watched')
 
     # run

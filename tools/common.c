@@ -412,8 +412,8 @@ const char *fmtv(char *buf, size_t len, bool has, uint64_t ns,
 		return buf;
 	}
 	ks_fmt(buf, len, ns, u);
-	if (u == KS_AUTO)
-		strncat(buf, ks_unit_name(ks_unit_auto(ns)), len - strlen(buf) - 1);
+	/* The unit always: "0.5ms" with --unit ms, as "500us" without. */
+	strncat(buf, ks_unit_name(u == KS_AUTO ? ks_unit_auto(ns) : u), len - strlen(buf) - 1);
 	return buf;
 }
 

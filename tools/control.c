@@ -216,8 +216,9 @@ int control(const char *verb, int argc, char **argv)
 		bool blank = strpbrk(argv[i], " \t\n\r\v\f");
 		bool comm = i && !strcmp(argv[i - 1], "comm");
 
-		/* No _control word starts with "--"; kstats' options do. */
-		if (!strncmp(argv[i], "--", 2) && !comm) {
+		/* No _control word starts with "--" or "-LETTER"; kstats' options do. */
+		if (argv[i][0] == '-' && (argv[i][1] == '-' || isalpha((unsigned char)argv[i][1])) &&
+		    !comm) {
 			rc = err_exit(EX_USAGE, "%s: '%s' is not a word of _control; kstats' options go "
 				      "before the command (kstats [--root DIR] [--json] COMMAND ...)",
 				      verb, argv[i]);

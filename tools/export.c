@@ -9,25 +9,55 @@
 
 #include "kstats.h"
 
+/* GAP-NAME of a trace NAME that is listed too: its base, else NULL. */
+static const char *gap_base(char **names, int n, const char *name)
+{
+	const char *base = name + strlen(GAP_PREFIX);
+
+	if (strncmp(name, GAP_PREFIX, strlen(GAP_PREFIX)) ||
+	    !bsearch(&base, names, n, sizeof(*names), cmp_str))
+		return NULL;
+	return base;
+}
+
 /*
  * Every node, as Prometheus families: nodes whose names map to one metric
  * name (a.b, a_b, a-b) are one family with a node label each, in the
- * order of the first of them.
+ * order of the first of them. A trace's GAP-NAME is left out, or with
+ * @gap is a part="gap" series of NAME's family (NAME's own part="duration").
  */
 static int export_families(FILE *f, char **names, int n, enum ks_buckets bk,
-			   bool per_cpu)
+			   bool per_cpu, bool gap)
 {
 	struct ks_node *nd = calloc(n ? n : 1, sizeof(*nd));
 	const struct ks_node **fam = calloc(n ? n : 1, sizeof(*fam));
+	const char **part = calloc(n ? n : 1, sizeof(*part));
+	const char **fpart = calloc(n ? n : 1, sizeof(*fpart));
 	char (*pn)[160] = calloc(n ? n : 1, sizeof(*pn));
 	bool *done = calloc(n ? n : 1, sizeof(*done));
 	int i, j, rc = 0, loaded = 0;
 
-	if (!nd || !fam || !pn || !done) {
+	if (!nd || !fam || !pn || !done || !part || !fpart) {
 		rc = err_exit(EX_OSERR, "out of memory");
 		goto out;
 	}
+	for (i = 0; i < n; i++) {
+		const char *base = gap_base(names, n, names[i]);
+
+		if (!base)
+			continue;
+		if (!gap) {
+			done[i] = true;
+			continue;
+		}
+		part[i] = "gap";
+		for (j = 0; j < n; j++)
+			if (!strcmp(names[j], base))
+				part[j] = "duration";
+	}
 	for (i = 0; i < n; i++, loaded++) {
+		if (done[i])
+			continue;
 		rc = load(names[i], false, &nd[i]);
 		if (rc == EX_NOINPUT) {	/* removed meanwhile */
 			done[i] = true;
@@ -36,26 +66,34 @@ static int export_families(FILE *f, char **names, int n, enum ks_buckets bk,
 		}
 		if (rc)
 			goto out;
-		ks_prom_name(pn[i], sizeof(pn[i]), nd[i].name);
+		/* GAP-NAME's series are NAME's family's. */
+		ks_prom_name(pn[i], sizeof(pn[i]), part[i] && !strcmp(part[i], "gap") ?
+			     nd[i].name + strlen(GAP_PREFIX) : nd[i].name);
 	}
 	for (i = 0; i < n; i++) {
 		size_t k = 0;
 
 		if (done[i])
 			continue;
-		for (j = i; j < n; j++) {
-			if (done[j] || strcmp(pn[i], pn[j]))
-				continue;
-			fam[k++] = &nd[j];
-			done[j] = true;
-		}
-		ks_prom_write_family(f, fam, k, bk, per_cpu);
+		/* NAME's own series before its GAP's: two passes. */
+		for (int gaps = 0; gaps < 2; gaps++)
+			for (j = i; j < n; j++) {
+				if (done[j] || strcmp(pn[i], pn[j]) ||
+				    (part[j] && !strcmp(part[j], "gap")) != gaps)
+					continue;
+				fpart[k] = part[j];
+				fam[k++] = &nd[j];
+				done[j] = true;
+			}
+		ks_prom_write_family_parts(f, fam, fpart, k, bk, per_cpu);
 	}
 out:
 	for (i = 0; nd && i < loaded; i++)
 		ks_node_free(&nd[i]);
 	free(done);
 	free(pn);
+	free(fpart);
+	free(part);
 	free(fam);
 	free(nd);
 	return rc;
@@ -63,10 +101,12 @@ out:
 
 static int usage_export(FILE *f)
 {
-	fputs("usage: kstats export --prometheus [--textfile DIR] [--per-cpu] [--buckets pow2|slots]\n"
+	fputs("usage: kstats export --prometheus [--textfile DIR] [--per-cpu] [--buckets pow2|slots] [--gap]\n"
 	      "Every metric as a Prometheus histogram (seconds) and its missed counter,\n"
 	      "to stdout, or atomically to DIR/kstats.prom for node_exporter's\n"
-	      "textfile collector.\n", f);
+	      "textfile collector. A trace's GAP-NAME (the time between its calls) is\n"
+	      "left out; --gap adds it to NAME's histogram as series labelled\n"
+	      "part=\"gap\", NAME's own then labelled part=\"duration\".\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
 
@@ -77,12 +117,13 @@ int cmd_export(int argc, char **argv)
 		{ "textfile", required_argument, NULL, 't' },
 		{ "per-cpu", no_argument, NULL, 'c' },
 		{ "buckets", required_argument, NULL, 'b' },
+		{ "gap", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum ks_buckets bk = KS_B_POW2;
 	const char *dir = NULL;
-	bool prom = false, per_cpu = false;
+	bool prom = false, per_cpu = false, gap = false;
 	char tmp[4096], dst[4096], **names;
 	FILE *f = stdout;
 	int opt, rc, n, fd;
@@ -92,6 +133,7 @@ int cmd_export(int argc, char **argv)
 		case 'P': prom = true; break;
 		case 't': dir = optarg; break;
 		case 'c': per_cpu = true; break;
+		case 'g': gap = true; break;
 		case 'b':
 			if (!strcmp(optarg, "pow2"))
 				bk = KS_B_POW2;
@@ -129,7 +171,7 @@ int cmd_export(int argc, char **argv)
 		}
 		fchmod(fd, 0644);
 	}
-	rc = export_families(f, names, n, bk, per_cpu);
+	rc = export_families(f, names, n, bk, per_cpu, gap);
 	free_names(names, n);
 	if (!dir)
 		return rc;

@@ -489,6 +489,16 @@ static void prom_node_label(char *buf, size_t len, const struct ks_node *n,
 	snprintf(buf, len, size > 1 ? "node=\"%s\"" : "", v);
 }
 
+/* @n's labels before cpu and le: node="NAME" when @node, part="@part". */
+static void prom_labels(char *buf, size_t len, const struct ks_node *n, bool node,
+			const char *part)
+{
+	prom_node_label(buf, len, n, node ? 2 : 1);
+	if (part)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%spart=\"%s\"",
+			 *buf ? "," : "", part);
+}
+
 /*
  * One node's series. @node is its node="..." label, or "" when the
  * node is alone in its family.
@@ -564,15 +574,28 @@ static void prom_node(FILE *f, const char *pn, const struct ks_node *n,
 			prom_series(f, pn, n, b, (int)j, node);
 }
 
-void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
-			  size_t n, enum ks_buckets b, bool per_cpu)
+void ks_prom_write_family_parts(FILE *f, const struct ks_node *const *nodes,
+				const char *const *part, size_t n, enum ks_buckets b,
+				bool per_cpu)
 {
-	char pn[160], names[512] = "", lab[sizeof(nodes[0]->name) * 2 + 16];
-	size_t i;
+	char pn[160], names[512] = "", lab[sizeof(nodes[0]->name) * 2 + 96];
+	bool need_node = false;
+	size_t i, j;
 
 	if (!n)
 		return;
-	ks_prom_name(pn, sizeof(pn), nodes[0]->name);
+	/* A node label where the part label alone does not tell series apart. */
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (!strcmp(part && part[i] ? part[i] : "", part && part[j] ? part[j] : ""))
+				need_node = true;
+	/* The family's name: of a node that is no GAP part (else GAP-'s base). */
+	for (i = 0; i < n && part && part[i] && !strcmp(part[i], "gap"); i++)
+		;
+	if (i < n)
+		ks_prom_name(pn, sizeof(pn), nodes[i]->name);
+	else
+		ks_prom_name(pn, sizeof(pn), nodes[0]->name + strlen("GAP-"));
 	for (i = 0; i < n; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names),
 			 "%s%s", i ? ", " : "", nodes[i]->name);
@@ -580,17 +603,23 @@ void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
 		pn, n > 1 ? "s" : "", names);
 	fprintf(f, "# TYPE %s_seconds histogram\n", pn);
 	for (i = 0; i < n; i++) {
-		prom_node_label(lab, sizeof(lab), nodes[i], n);
+		prom_labels(lab, sizeof(lab), nodes[i], need_node, part ? part[i] : NULL);
 		prom_node(f, pn, nodes[i], b, per_cpu, lab);
 	}
 	fprintf(f, "# HELP %s_missed_total samples of kstats metric%s %s that were lost (not in the histogram)\n",
 		pn, n > 1 ? "s" : "", names);
 	fprintf(f, "# TYPE %s_missed_total counter\n", pn);
 	for (i = 0; i < n; i++) {
-		prom_node_label(lab, sizeof(lab), nodes[i], n);
+		prom_labels(lab, sizeof(lab), nodes[i], need_node, part ? part[i] : NULL);
 		fprintf(f, "%s_missed_total%s%s%s %" PRIu64 "\n", pn, *lab ? "{" : "",
 			lab, *lab ? "}" : "", nodes[i]->missed);
 	}
+}
+
+void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
+			  size_t n, enum ks_buckets b, bool per_cpu)
+{
+	ks_prom_write_family_parts(f, nodes, NULL, n, b, per_cpu);
 }
 
 void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,

@@ -113,6 +113,15 @@ void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
  */
 void ks_prom_write_family(FILE *f, const struct ks_node *const *nodes,
 			  size_t n, enum ks_buckets b, bool per_cpu);
+/*
+ * The same with a part="@part[i]" label on node i's series (none where
+ * @part or @part[i] is NULL): a trace's GAP-NAME as part="gap" of NAME's
+ * family, NAME's own as part="duration". A node label only where parts
+ * alone do not tell the series apart.
+ */
+void ks_prom_write_family_parts(FILE *f, const struct ks_node *const *nodes,
+				const char *const *part, size_t n, enum ks_buckets b,
+				bool per_cpu);
 
 /*
  * KEY-NAME: a trace's keyed rows, its other row and its slowest samples

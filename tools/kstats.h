@@ -22,6 +22,7 @@
 #define DEFAULT_ROOT	DEBUGFS "/kstats"
 #define DEBUGFS_MAGIC	0x64626720
 #define KEY_PREFIX	"KEY-"
+#define GAP_PREFIX	"GAP-"
 #define DEFAULT_DEV	"/dev/kstats"
 #define LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
 
@@ -71,7 +72,8 @@ void perm_hint(char *buf, size_t len, int e, const char *mode, bool to_dev,
 int control(const char *verb, int argc, char **argv);
 int node_cmd(const char *word, const char *name);
 
-/* show.c: run prints with it too. */
+/* show.c: run prints with them too. */
+void print_summary(const struct ks_node *n, enum ks_unit u);
 int show_node(const struct ks_node *n, int cpu, bool slots, enum ks_unit u);
 
 /* One per command, in its own file. */
@@ -85,5 +87,6 @@ int cmd_run(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_rows(int argc, char **argv);
 
 #endif

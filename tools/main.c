@@ -18,11 +18,12 @@ static int usage(FILE *f)
 	      "  watch NAME                 one summary per interval\n"
 	      "  trace NAME WORDS...        set up a trace (the words of _control)\n"
 	      "  remove NAME                remove a trace\n"
-	      "  run [-d S] [-i S] [--svg FILE] NAME WORDS...  trace, print, remove\n"
-	      "                             (--svg: and draw its flame graph)\n"
+	      "  run [-d S] [-i S [--cumulative]] [--svg FILE] NAME WORDS...  trace, print, remove\n"
+	      "                             (-i: each interval alone; --svg: and draw its flame graph)\n"
 	      "  reset|stop|start NAME      control a metric\n"
-	      "  export --prometheus        Prometheus text exposition format\n"
+	      "  export --prometheus [--gap]  Prometheus text exposition format\n"
 	      "  plot NAME -o FILE.svg      the distribution as SVG, PNG or PDF (gnuplot)\n"
+	      "  rows NAME [--top N] [--sort K]  a keyed trace's rows as a table\n"
 	      "  flame NAME [--count] [--svg]  a keyed trace's rows as folded stacks,\n"
 	      "                             or drawn as an SVG flame graph\n"
 	      "KSTATS_ROOT=DIR or --root DIR reads DIR instead of " DEFAULT_ROOT ".\n"
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 		{ "trace", cmd_trace }, { "remove", cmd_remove }, { "run", cmd_run },
 		{ "reset", cmd_node_word }, { "stop", cmd_node_word },
 		{ "start", cmd_node_word }, { "export", cmd_export },
-		{ "plot", cmd_plot }, { "flame", cmd_flame },
+		{ "plot", cmd_plot }, { "flame", cmd_flame }, { "rows", cmd_rows },
 	};
 	int i;
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kstats run: trace, print, remove. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,12 +12,17 @@
 
 static int usage_run(FILE *f)
 {
-	fputs("usage: kstats run [-d SECONDS] [-i SECONDS] [--unit U] [--svg FILE] NAME [TRACE-WORDS...]\n"
+	fputs("usage: kstats run [-d SECONDS] [-i SECONDS [--cumulative]] [--unit U] [--svg FILE]\n"
+	      "                  NAME [TRACE-WORDS...]\n"
 	      "Sets up \"trace NAME TRACE-WORDS\", prints its histogram every -i seconds,\n"
 	      "or once at the end (after -d seconds, or at Ctrl-C or SIGTERM; stopped\n"
 	      "for the last, so that it holds every loss), then removes the trace, also\n"
 	      "on SIGINT and SIGTERM. -d 0 (the default):\n"
 	      "until Ctrl-C or SIGTERM; -i 0 (the default): only at the end.\n"
+	      "With -i, each print is of that interval alone, as funclatency -i prints\n"
+	      "(from _interval/NAME, lossless), and the whole run's summary follows the\n"
+	      "last; --cumulative prints everything since the trace began each time.\n"
+	      "Options go before NAME: the words after it are the trace's.\n"
 	      "--svg FILE: after the last figures, the trace's rows drawn as a flame\n"
 	      "graph into FILE, as kstats flame NAME --svg draws them; the trace needs\n"
 	      "a key (e.g. key kstack).\n", f);
@@ -34,6 +41,64 @@ static bool has_key(int argc, char **argv)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * run's options after NAME (kstats run rd start vfs_read -d 1) would go to
+ * _control as words of the trace: say that they go before NAME, and how
+ * the command reads with them there. Returns 0 or 64.
+ */
+static int options_after_name(int argc, char **argv, int name_at)
+{
+	static const char *const with_value[] = {
+		"-d", "-i", "-u", "--duration", "--interval", "--unit", "--svg"
+	};
+	char *fixed, *opts, *words;
+	size_t len = 0, o = 0, w = 0, k;
+	int i, rc;
+	bool any = false;
+
+	for (i = name_at + 1; i < argc; i++) {
+		len += strlen(argv[i]) + 1;
+		if (!strcmp(argv[i - 1], "comm"))
+			continue;
+		if (argv[i][0] == '-' && (argv[i][1] == '-' || isalpha((unsigned char)argv[i][1])))
+			any = true;
+	}
+	if (!any)
+		return 0;
+	opts = calloc(1, len + 1);
+	words = calloc(1, len + strlen(argv[name_at]) + 2);
+	fixed = NULL;
+	if (!opts || !words) {
+		free(opts);
+		free(words);
+		return err_exit(EX_OSERR, "out of memory");
+	}
+	w += sprintf(words + w, "%s", argv[name_at]);
+	for (i = name_at + 1; i < argc; i++) {
+		bool opt = strcmp(argv[i - 1], "comm") && argv[i][0] == '-' &&
+			   (argv[i][1] == '-' || isalpha((unsigned char)argv[i][1]));
+
+		if (!opt) {
+			w += sprintf(words + w, " %s", argv[i]);
+			continue;
+		}
+		o += sprintf(opts + o, "%s ", argv[i]);
+		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+			if (!strcmp(argv[i], with_value[k]) && i + 1 < argc) {
+				o += sprintf(opts + o, "%s ", argv[++i]);
+				break;
+			}
+	}
+	if (asprintf(&fixed, "kstats run %s%s", opts, words) < 0)
+		fixed = NULL;
+	rc = err_exit(EX_USAGE, "run: options go before NAME, the words after it are the trace's "
+		      "(_control has no word '-...'): %s", fixed ? fixed : "kstats run [OPTIONS] NAME WORDS...");
+	free(fixed);
+	free(opts);
+	free(words);
+	return rc;
 }
 
 /* --svg's @f of @file, when there is one, closed and removed: nothing to draw. */
@@ -83,17 +148,20 @@ int cmd_run(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "svg", required_argument, NULL, 's' },
+		{ "cumulative", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *name, *svg = NULL;
 	FILE *svg_f = NULL;
 	char *rmv[1];
+	bool cumulative = false;
 	int opt, rc, rc2;
 
 	while ((opt = getopt_long(argc, argv, "+:hju:d:i:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': svg = optarg; break;
+		case 'c': cumulative = true; break;
 		case 'j': json = true; break;
 		case 'u': if ((rc = parse_unit(optarg, &u))) return rc; break;
 		case 'd':
@@ -112,6 +180,10 @@ int cmd_run(int argc, char **argv)
 		err_exit(EX_USAGE, "run: give NAME (and the trace's words)");
 		return usage_run(stderr);
 	}
+	if ((rc = options_after_name(argc, argv, optind)))
+		return rc;
+	if (cumulative && !ival)
+		return err_exit(EX_USAGE, "run: --cumulative is a way to print each -i interval: give -i SECONDS");
 	name = argv[optind];
 	if (svg && !has_key(argc - optind - 1, argv + optind + 1))
 		return err_exit(EX_USAGE, "run --svg %s: trace %s has no key, so no rows to draw: "
@@ -153,18 +225,40 @@ int cmd_run(int argc, char **argv)
 				break;
 		}
 		if (ival || last) {
-			rc = load(name, false, &n);
+			/*
+			 * Each interval alone (funclatency -i), from _interval/NAME:
+			 * its first read ends the interval that began when the
+			 * trace was created, each later one the one before.
+			 */
+			bool each = ival && !cumulative;
+
+			rc = load(name, each, &n);
 			if (rc)
 				break;
 			if (!json && ival) {
 				char ts[32];
 
 				timestamp(ts, sizeof(ts));
-				printf("%s%s\n", ts, last ? " (end)" : "");
+				if (each)
+					printf("%s%s: interval, the samples of the last %lu s%s\n", ts,
+					       last ? " (end)" : "", ival,
+					       last ? " or less (up to the end)" : "");
+				else
+					printf("%s%s: cumulative, every sample since the trace began\n", ts,
+					       last ? " (end)" : "");
 			}
 			show_node(&n, -1, false, u);
-			fflush(stdout);
 			ks_node_free(&n);
+			if (each && last && !json) {
+				/* The whole run: the node, stopped, every sample and loss. */
+				rc = load(name, false, &n);
+				if (rc)
+					break;
+				printf("\ntotal, every sample since the trace began:\n");
+				print_summary(&n, u);
+				ks_node_free(&n);
+			}
+			fflush(stdout);
 		}
 		if (last)
 			break;

@@ -14,7 +14,7 @@ static int usage_show(FILE *f)
 	return f == stdout ? 0 : EX_USAGE;
 }
 
-static void print_summary(const struct ks_node *n, enum ks_unit u)
+void print_summary(const struct ks_node *n, enum ks_unit u)
 {
 	char a[32], b[32], c[32];
 	int i;

@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "flamesvg.h"
+#include "ksyms.h"
 #include "kstats.h"
 
 static int passed, failed;
@@ -1040,24 +1042,39 @@ static char *dev_bytes(const char *path)
 /*
  * kstats --root keyroot @args with a FIFO at @devpath standing in for the
  * device, the shell holding it open so that one cat reads every command:
- * the bytes written in *@bytes; kstats' exit status.
+ * the bytes written in *@bytes; kstats' exit status. cat reads a read end
+ * the shell opened (fd 4) rather than opening the FIFO itself: a cat that
+ * opened it only after the shell had closed its end (kstats refusing at
+ * once, on a loaded host) would wait for a writer forever.
  */
-static int run_on_fifo(const char *devpath, const char *args, char **bytes)
+static int run_on_fifo_out(const char *devpath, const char *args, char **bytes, char **stdout_text)
 {
-	char cmd[16384], out[256];
+	char cmd[16384], out[256], so[256];
 	int rc;
 
+	snprintf(so, sizeof(so), "%s.stdout", devpath);
 	snprintf(cmd, sizeof(cmd),
-		 "rm -f '%s' && mkfifo '%s' && exec 3<>'%s' && { cat '%s' 3>&- >'%s.out' & } && "
-		 "timeout 20 '%s' --root '%s' %s >/dev/null 2>&1; "
+		 "rm -f '%s' && mkfifo '%s' && exec 3<>'%s' 4<'%s' && { cat <&4 3>&- 4<&- >'%s.out' & } && "
+		 "exec 4<&- && timeout 20 '%s' --root '%s' %s >'%s' 2>&1; "
 		 "rc=$?; exec 3>&-; wait; exit $rc",
-		 devpath, devpath, devpath, devpath, devpath, kstats_bin, keyroot, args);
+		 devpath, devpath, devpath, devpath, devpath, kstats_bin, keyroot, args, so);
 	rc = system(cmd);
 	snprintf(out, sizeof(out), "%s.out", devpath);
 	*bytes = dev_bytes(out);
 	unlink(out);
+	if (stdout_text) {
+		*stdout_text = NULL;
+		if (read_all(so, stdout_text))
+			*stdout_text = strdup("");
+	}
+	unlink(so);
 	unlink(devpath);
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int run_on_fifo(const char *devpath, const char *args, char **bytes)
+{
+	return run_on_fifo_out(devpath, args, bytes, NULL);
 }
 
 /*
@@ -1117,6 +1134,57 @@ static void test_dev(void)
 	free(got);
 
 	/*
+	 * run -i: each interval alone, from _interval/read (captured: 493
+	 * samples each read), said so in each header, then the whole run's
+	 * summary (the node: 983); --cumulative: the node each time.
+	 */
+	{
+		char idir[128], *so;
+
+		snprintf(idir, sizeof(idir), "%s/_interval", keyroot);
+		if (mkdir(idir, 0755))
+			exit(2);
+		link_node("6.12/kstats/_interval/read", "_interval/read");
+		rc = run_on_fifo_out(devpath, "run -i 1 -d 2 read start vfs_read", &got, &so);
+		EQ_U64(rc, 0);
+		EQ_STR(got, "trace read start vfs_read\nstop read\nremove read\n");
+		EQ_U64(count_str(so, ": interval, the samples of the last 1 s"), 2);
+		EQ_U64(count_str(so, " (end): interval, the samples of the last 1 s or less (up to the end)\n"), 1);
+		EQ_U64(count_str(so, "\nread: 493 samples, missed 0, active, trace by fprobe\n"), 2);
+		CHECK(strstr(so, "\ntotal, every sample since the trace began:\n"
+			     "read: 983 samples, missed 0, active, trace by fprobe\n") != NULL,
+		      "run -i: the total after the last interval: %s", so);
+		CHECK(!strstr(so, "cumulative"), "run -i says interval: %s", so);
+		free(got);
+		free(so);
+		rc = run_on_fifo_out(devpath, "run -i 1 -d 2 --cumulative read start vfs_read", &got, &so);
+		EQ_U64(rc, 0);
+		EQ_STR(got, "trace read start vfs_read\nstop read\nremove read\n");
+		EQ_U64(count_str(so, ": cumulative, every sample since the trace began\n"), 2);
+		EQ_U64(count_str(so, "\nread: 983 samples, missed 0, active, trace by fprobe\n"), 2);
+		CHECK(!strstr(so, "interval"), "run -i --cumulative: %s", so);
+		free(got);
+		free(so);
+		/* Options after NAME, and --cumulative without -i: 64, nothing written. */
+		rc = run_on_fifo_out(devpath, "run read start vfs_read -d 1", &got, &so);
+		EQ_U64(rc, 64);
+		EQ_STR(got, "");
+		CHECK(strstr(so, "kstats: run: options go before NAME, the words after it are the trace's "
+			      "(_control has no word '-...'): kstats run -d 1 read start vfs_read\n") != NULL,
+		      "run NAME ... -d 1: %s", so);
+		free(got);
+		free(so);
+		rc = run_on_fifo(devpath, "run --cumulative -d 1 read start vfs_read", &got);
+		EQ_U64(rc, 64);
+		EQ_STR(got, "");
+		free(got);
+		snprintf(idir, sizeof(idir), "%s/_interval/read", keyroot);
+		unlink(idir);
+		snprintf(idir, sizeof(idir), "%s/_interval", keyroot);
+		rmdir(idir);
+	}
+
+	/*
 	 * run --svg FILE: the same commands, and FILE holds what flame --svg
 	 * draws of KEY-read, byte for byte, written before the remove.
 	 */
@@ -1174,6 +1242,133 @@ static void test_dev(void)
 	unsetenv("KSTATS_DEV");
 }
 
+/*
+ * kstats rows on KEY-1 (as KEY-read), KEY-parts and KEY-arg, whose
+ * addresses the test kallsyms (test/data/keys/kallsyms) names: the
+ * exact text a person reads.
+ */
+static void test_rows_cmd(void)
+{
+	static const char *const names[] = { "KEY-arg", "arg", "KEY-parts", "parts" };
+	char args[8192], *out, *ksyms;
+	size_t i;
+	int rc;
+
+	/* Traces arg and parts for these tests alone (list counts the others). */
+	link_node("keys/KEY-arg", "KEY-arg");
+	link_node("6.12/kstats/idle", "arg");
+	link_node("keys/KEY-parts", "KEY-parts");
+	link_node("6.12/kstats/idle", "parts");
+	snprintf(args, sizeof(args), "%s/keys/kallsyms", datadir);
+	ksyms = realpath(args, NULL);
+	if (!ksyms)
+		exit(2);
+	snprintf(args, sizeof(args), "rows arg --kallsyms '%s'", ksyms);
+	free(ksyms);
+	rc = run_kstats(args, &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "arg: 7 rows of key arg0, by total, largest first\n"
+	       "TOTAL  COUNT    AVG    P50    P99    MIN    MAX  KEY\n"
+	       "  9us      3    3us    3us    3us    3us    3us  arg0 kprobe_mutex\n"
+	       "  5us      2  2.5us  2.5us  2.5us  2.5us  2.5us  arg0 text_mutex+0x10\n"
+	       "  4us      1    4us    4us    4us    4us    4us  arg0 kst_lock+0x8 [kstats_test_target]\n"
+	       "  3us      1    3us    3us    3us    3us    3us  arg0 18446612682130964480\n"
+	       "  2us      1    2us    2us    2us    2us    2us  arg0 4096\n"
+	       "  1us      1    1us    1us    1us    1us    1us  arg0 18446744071612399680\n"
+	       "500ns      1  500ns  500ns  500ns  500ns  500ns  arg0 18446744072646311936\n"
+	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
+	       "(under twice the true value); kstats show arg has the trace's exact ones.\n");
+	free(out);
+	/* --raw: the kernel's numbers; --sort count --top 2 --unit ns. */
+	rc = run_kstats("rows arg --raw --sort count --top 2 --unit ns", &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "arg: 7 rows of key arg0, by count, largest first (the first 2)\n"
+	       " TOTAL  COUNT     AVG     P50     P99     MIN     MAX  KEY\n"
+	       "9000ns      3  3000ns  3000ns  3000ns  3000ns  3000ns  arg0 18446744071606486496\n"
+	       "5000ns      2  2500ns  2500ns  2500ns  2500ns  2500ns  arg0 18446744071606486544\n"
+	       "... 5 more rows (--top 0 shows all)\n"
+	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
+	       "(under twice the true value); kstats show arg has the trace's exact ones.\n");
+	free(out);
+	/* Stacks indented, or folded; comm escaped; the other row. */
+	rc = run_kstats("rows parts --sort max", &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "parts: 2 rows of key cpu,comm,end-kstack:2,tgid,pid, by max, largest first\n"
+	       "TOTAL  COUNT    AVG    P50    P99    MIN    MAX  KEY\n"
+	       "  3us      2  1.5us    2us    2us    1us    2us  cpu 1  comm my task;x  tgid 200  pid 201\n"
+	       "    end-kstack\n"
+	       "      __schedule+0x5bc/0xbf0\n"
+	       "      0xffffffffc0a01234\n"
+	       "500ns      1  500ns  500ns  500ns  500ns  500ns  cpu 0  comm a\\b\\011c  tgid 1  pid 1\n"
+	       "    end-kstack\n"
+	       "      __schedule+0x5bc/0xbf0\n"
+	       "      my_fn.cold+0x1a/0x2f [my_mod]\n"
+	       " 70ns      1   70ns   70ns   70ns   70ns   70ns  [other: keys that found no row in the table of 4]\n"
+	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
+	       "(under twice the true value); kstats show parts has the trace's exact ones.\n");
+	free(out);
+	rc = run_kstats("rows read --folded --top 1", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "\n    kstack ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
+		      "kst_path_1 [kstats_test_target];kst_target_delay [kstats_test_target]\n") &&
+	      strstr(out, "... 2 more rows (--top 0 shows all)\n"), "rows --folded: %s", out);
+	free(out);
+	/* Refusals: no key 65, no KEY-NAME 66, bad --sort 64, missing --kallsyms 66. */
+	rc = run_kstats("rows nokey", &out);
+	EQ_U64(rc, 65);
+	free(out);
+	rc = run_kstats("rows GAP-read", &out);
+	EQ_U64(rc, 66);
+	free(out);
+	rc = run_kstats("rows read --sort min", &out);
+	EQ_U64(rc, 64);
+	free(out);
+	rc = run_kstats("rows read --kallsyms /nonexistent", &out);
+	EQ_U64(rc, 66);
+	free(out);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(args, sizeof(args), "%s/%s", keyroot, names[i]);
+		unlink(args);
+	}
+}
+
+/* Addresses to symbols (ksyms.c) on test/data/keys/kallsyms. */
+static void test_ksyms(void)
+{
+	struct ks_ksyms ks;
+	char path[4096], buf[256];
+
+	snprintf(path, sizeof(path), "%s/keys/kallsyms", datadir);
+	EQ_U64(ks_ksyms_load(path, &ks), 0);
+	/* A, a and the data below _text (per-CPU offsets) are left out. */
+	EQ_U64(ks.n, 9);
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff82a5c5e0ULL), "kprobe_mutex");
+	EQ_STR(buf, "kprobe_mutex");
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff82a5c63fULL), "text_mutex+0x3f");
+	EQ_STR(buf, "text_mutex+0x3f");
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff81000004ULL), "alias");
+	EQ_STR(buf, "_text+0x4");
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffffc0a00010ULL), "module");
+	EQ_STR(buf, "kst_target_delay+0x10 [kstats_test_target]");
+	CHECK(!ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffffc0a02ff8ULL), "a module's last symbol");
+	EQ_STR(buf, "kst_lock+0xff8 [kstats_test_target]");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffffc0a03000ULL), "a page past a module's last");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 4096), "4096 is no address (cpu_number left out)");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffff888003a1c000ULL), "heap");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff83000000ULL), "_end");
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff83000040ULL), "past _end");
+	ks_ksyms_free(&ks);
+	/* What a reader without CAP_SYSLOG sees: zeros, so nothing resolves. */
+	EQ_U64(ks_ksyms_parse("0000000000000000 T _text\n0000000000000000 d kprobe_mutex\n", &ks), 0);
+	EQ_U64(ks.n, 0);
+	CHECK(ks_ksym_fmt(buf, sizeof(buf), &ks, 0xffffffff82a5c5e0ULL), "no symbols");
+	ks_ksyms_free(&ks);
+	EQ_U64(ks_ksyms_load("/nonexistent", &ks), ENOENT);
+}
+
 static void test_cli(void)
 {
 	static const char *const names[] = {
@@ -1202,6 +1397,8 @@ static void test_cli(void)
 	link_node("6.12/kstats/idle", "nokey");
 	link_node("keys/KEY-nokey", "KEY-nokey");
 
+	test_rows_cmd();
+
 	/* list: the header, GAP-read, idle (in file nokey), read; no KEY- line. */
 	rc = run_kstats("list", &out);
 	EQ_U64(rc, 0);
@@ -1214,9 +1411,43 @@ static void test_cli(void)
 
 		for (c = out; *c; c++)
 			nl += *c == '\n';
-		EQ_U64(nl, 4);
+		/* The header, 3 metrics, a blank line and GAP's footnote. */
+		EQ_U64(nl, 7);
 	}
+	CHECK(strstr(out, "  gap of read\n\nGAP-NAME: the time from the end of one call of trace NAME "
+		     "to the start of\n  the next on the same CPU") != NULL, "list explains GAP once:\n%s", out);
 	free(out);
+	/* A name wider than the column: every column as wide as its widest cell. */
+	{
+		char *t = slurp("6.12/kstats/idle"), l[4096];
+		FILE *f;
+
+		snprintf(l, sizeof(l), "%s/a_metric_name_wider_than_the_28_columns", keyroot);
+		f = fopen(l, "w");
+		if (!f || strncmp(t, "# name idle\n", 12))
+			exit(2);
+		fprintf(f, "# name a_metric_name_wider_than_the_28_columns\n%s", t + 12);
+		fclose(f);
+		free(t);
+	}
+	rc = run_kstats("list --unit ms", &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "NAME                                       SAMPLES          P50          P99           MAX  TRACE\n"
+	       "a_metric_name_wider_than_the_28_columns          0            -            -             -  fprobe missed 0\n"
+	       "idle                                             0            -            -             -  fprobe missed 0\n"
+	       "read                                           983   0.021793ms   0.720896ms    6.682961ms  fprobe missed 0\n"
+	       "GAP-read                                       986   0.007104ms   0.589824ms 1055.454191ms  gap of read\n"
+	       "\n"
+	       "GAP-NAME: the time from the end of one call of trace NAME to the start of\n"
+	       "  the next on the same CPU (kstats trace NAME ... gap off leaves it out).\n");
+	free(out);
+	{
+		char l[4096];
+
+		snprintf(l, sizeof(l), "%s/a_metric_name_wider_than_the_28_columns", keyroot);
+		unlink(l);
+	}
 	rc = run_kstats("list --json", &out);
 	EQ_U64(rc, 0);
 	CHECK(!strstr(out, "KEY-"), "list --json shows no KEY- node");
@@ -1225,6 +1456,28 @@ static void test_cli(void)
 	EQ_U64(rc, 0);
 	CHECK(!strstr(out, "KEY"), "export has no KEY- metric");
 	CHECK(strstr(out, "\nkstats_read_seconds_count 983\n") != NULL, "export has read");
+	/* A trace's GAP-NAME only with --gap. */
+	CHECK(!strstr(out, "GAP"), "export leaves GAP-read out");
+	free(out);
+	rc = run_kstats("export --prometheus --gap", &out);
+	EQ_U64(rc, 0);
+	CHECK(!strstr(out, "kstats_GAP_read"), "export --gap: no family of its own");
+	CHECK(strstr(out, "# HELP kstats_read_seconds kstats metrics read, GAP-read: ") &&
+	      strstr(out, "\nkstats_read_seconds_bucket{part=\"duration\",le=\"+Inf\"} 983\n"
+			  "kstats_read_seconds_sum{part=\"duration\"} 0.052210847\n"
+			  "kstats_read_seconds_count{part=\"duration\"} 983\n"
+			  "kstats_read_seconds_bucket{part=\"gap\",le=\"0.000000007\"} 0\n") &&
+	      strstr(out, "\nkstats_read_seconds_count{part=\"gap\"} 986\n"
+			  "# HELP kstats_read_missed_total ") &&
+	      strstr(out, "\nkstats_read_missed_total{part=\"duration\"} 0\n"
+			  "kstats_read_missed_total{part=\"gap\"} 0\n") &&
+	      strstr(out, "\nkstats_idle_seconds_count 0\n"),
+	      "export --gap: GAP-read as part=\"gap\" of read's family:\n%s", out);
+	free(out);
+	rc = run_kstats("export --prometheus --gap --per-cpu", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "\nkstats_read_seconds_count{part=\"gap\",cpu=\"1\"} ") != NULL,
+	      "export --gap --per-cpu: part before cpu");
 	free(out);
 	/* show KEY-read: not a metric (64), and says where to look. */
 	rc = run_kstats("show KEY-read", &out);
@@ -1367,6 +1620,7 @@ int main(int argc, char **argv)
 	test_fold();
 	test_flame_kind();
 	test_flame_svg();
+	test_ksyms();
 	test_cli();
 	test_lockdown();
 	printf("unit: %d passed, %d failed\n", passed, failed);

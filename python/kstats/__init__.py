@@ -27,6 +27,7 @@ from typing import Any
 from ._node import (KEY_PARTS, PCT_KEYS, Node, ParseError, Percentile, Slot,
                     Summary, TraceInfo, compute_percentile, n_slots, parse,
                     parse_keys, slot_base, slot_of, slot_top)
+from ._node import _unescape
 
 __all__ = ["KstatsError", "Metric", "Trace", "Summary", "Percentile", "Slot",
            "TraceInfo", "Node", "ParseError", "root", "device", "metrics", "metric",
@@ -351,7 +352,9 @@ def traces() -> list[dict[str, Any]]:
     ints; "-" (no end, no key, no max) and the other words are strings;
     "if" is the list of a trace's if words ([] without); "gap" is "off"
     for a trace made with gap off, else "on" (the listing says only
-    "gap off")."""
+    "gap off"). "comm" is the task name plain ("my prog"), as keys() and
+    trace(comm=) give it; "comm_escaped" is the listing's own word
+    (my\\040prog, octal escapes as KEY-NAME prints a comm)."""
     out = []
     src = device() if _use_device() else os.path.join(root(), "_control")
     for line in _read(src).splitlines():
@@ -366,6 +369,9 @@ def traces() -> list[dict[str, Any]]:
         d.update(pairs)
         d["if"] = [v for k, v in pairs if k == "if"]
         d.setdefault("gap", "on")
+        if "comm" in d:
+            d["comm_escaped"] = d["comm"]
+            d["comm"] = _unescape(d["comm"])
         for k in _LISTING_INTS:
             if isinstance(d.get(k), str) and d[k].isdigit():
                 d[k] = int(d[k])

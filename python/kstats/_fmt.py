@@ -28,24 +28,49 @@ def fmt(ns: int, unit: str) -> str:
 
 
 def fmtv(v: int | None, unit: str) -> str:
-    """As fmt(), "-" for None, with the unit's name appended for auto."""
+    """As fmt(), "-" for None, with the unit's name appended ("0.5ms"
+    with unit ms, as "500us" with auto)."""
     if v is None:
         return "-"
-    s = fmt(v, unit)
-    return s + unit_auto(v) if unit == "auto" else s
+    return fmt(v, unit) + (unit_auto(v) if unit == "auto" else unit)
+
+
+_PARTS = ("GAP-", "BLOCKED-", "RUNQ-")
+_PART_OF = ("gap of", "blocked of", "runq of")
+_PART_NOTE = (
+    "GAP-NAME: the time from the end of one call of trace NAME to the start of\n"
+    "  the next on the same CPU (kstats trace NAME ... gap off leaves it out).\n",
+    "BLOCKED-NAME, RUNQ-NAME: the two parts of off-CPU trace NAME's waits:\n"
+    "  blocked until woken, then waiting for a CPU.\n",
+)
+_MIN_W = (28, 10, 12, 12, 12)
 
 
 def list_view(nodes: list[Node], unit: str = "auto") -> str:
-    """One line per node: name, samples, p50, p99, max, trace."""
-    out = ["%-28s %10s %12s %12s %12s  %s" % ("NAME", "SAMPLES", "P50", "P99",
-                                               "MAX", "TRACE")]
+    """One line per node: name, samples, p50, p99, max, trace; a trace's
+    GAP-, BLOCKED- and RUNQ-NAME say whose part they are, and a footnote
+    explains each kind once. Columns as wide as their widest cell."""
+    have = {n.summary.name for n in nodes}
+    rows = [("NAME", "SAMPLES", "P50", "P99", "MAX", "TRACE")]
+    noted = [False, False]
     for n in nodes:
         s = n.summary
         p50, p99 = s.percentiles["p50"], s.percentiles["p99"]
         tr = "-"
         if n.trace:
             tr = f"{n.trace.method} missed {n.trace.missed}" + (" gone" if n.trace.gone else "")
-        out.append("%-28s %10d %12s %12s %12s  %s" % (
-            s.name, s.samples, fmtv(p50.value if p50 else None, unit),
-            fmtv(p99.value if p99 else None, unit), fmtv(s.max, unit), tr))
-    return "\n".join(out) + "\n"
+        for i, p in enumerate(_PARTS):
+            if s.name.startswith(p) and s.name[len(p):] in have:
+                tr = f"{_PART_OF[i]} {s.name[len(p):]}"
+                noted[0 if i == 0 else 1] = True
+                break
+        rows.append((s.name, str(s.samples), fmtv(p50.value if p50 else None, unit),
+                     fmtv(p99.value if p99 else None, unit), fmtv(s.max, unit), tr))
+    w = [max([m] + [len(r[c]) for r in rows]) for c, m in enumerate(_MIN_W)]
+    out = ["%-*s %*s %*s %*s %*s  %s" % (w[0], r[0], w[1], r[1], w[2], r[2], w[3], r[3],
+                                         w[4], r[4], r[5]) for r in rows]
+    text = "\n".join(out) + "\n"
+    for i in (0, 1):
+        if noted[i]:
+            text += ("" if i and noted[0] else "\n") + _PART_NOTE[i]
+    return text

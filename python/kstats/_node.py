@@ -94,6 +94,12 @@ class Summary:
     percentiles: dict[str, Percentile | None]
     unit: str
 
+    def __call__(self) -> "Summary":
+        """Itself: node.summary() reads as Metric.summary() does, so a
+        snapshot()'s summary is taken alike either way (node.summary, the
+        attribute, stays as it was)."""
+        return self
+
 
 @dataclass(frozen=True)
 class TraceInfo:

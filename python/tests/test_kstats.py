@@ -234,6 +234,21 @@ class Directory(unittest.TestCase):
         # _interval/read of 6.1 holds 493 samples (489 + 4), unlike the node's 984.
         snap = kstats.metric("read").snapshot()
         self.assertEqual((snap.summary.name, snap.summary.samples), ("read", 493))
+        # summary() as on a metric or trace, the attribute as before.
+        self.assertIs(snap.summary(), snap.summary)
+        m = kstats.metric("read")
+        self.assertEqual(type(m.snapshot().summary()), type(m.summary()))
+
+    def test_traces_comm_plain(self):
+        # traces()'s comm as keys() gives one, the listing's word beside it.
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "_control"), "w", encoding="ascii") as f:
+                f.write("cb method fprobe bits 3 start vfs_read end - comm my\\040prog\\134x\n"
+                        "rd method fprobe bits 3 start vfs_read end -\n")
+            with mock.patch.dict(os.environ, {"KSTATS_ROOT": d, "KSTATS_DEV": d + "/nodev"}):
+                t = kstats.traces()
+        self.assertEqual((t[0]["comm"], t[0]["comm_escaped"]), ("my prog\\x", "my\\040prog\\134x"))
+        self.assertNotIn("comm", t[1])
 
     def test_traces(self):
         t = kstats.traces()
@@ -249,14 +264,21 @@ class Directory(unittest.TestCase):
             self.assertEqual(kmain.main(["--unit", "ns"]), 0)
         lines = out.getvalue().splitlines()
         self.assertEqual(lines[0].split(), ["NAME", "SAMPLES", "P50", "P99", "MAX", "TRACE"])
-        names = [ln.split()[0] for ln in lines[1:]]
+        table = lines[:lines.index("")]
+        names = [ln.split()[0] for ln in table[1:]]
         # A trace's GAP- node right after it, as kstats list orders them.
         self.assertEqual(names, ["demo_hrtimer_late", "idle", "read", "GAP-read", "read5",
                                  "runq", "GAP-runq"])
-        self.assertEqual(lines[6].split(), ["runq", "1044", node("6.1/kstats/runq").summary.percentiles["p50"].value.__str__(),
-                                            str(node("6.1/kstats/runq").summary.percentiles["p99"].value),
-                                            str(node("6.1/kstats/runq").summary.max),
+        runq = node("6.1/kstats/runq").summary
+        # --unit ns keeps the unit on every figure.
+        self.assertEqual(lines[6].split(), ["runq", "1044", f'{runq.percentiles["p50"].value}ns',
+                                            f'{runq.percentiles["p99"].value}ns', f"{runq.max}ns",
                                             "tracepoint", "missed", "0"])
+        # A GAP- node says whose it is; the footnote explains GAP once.
+        self.assertEqual(lines[4].split()[-3:], ["gap", "of", "read"])
+        self.assertEqual(lines[len(table):], [
+            "", "GAP-NAME: the time from the end of one call of trace NAME to the start of",
+            "  the next on the same CPU (kstats trace NAME ... gap off leaves it out)."])
 
     def test_missing_root(self):
         with mock.patch.dict(os.environ, {"KSTATS_ROOT": "/nonexistent/kstats"}):
