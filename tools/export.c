@@ -99,14 +99,84 @@ out:
 	return rc;
 }
 
+/*
+ * With --keys: each trace's KEY-NAME whose key has no stack part, as a
+ * summary family of a series per row (ks_prom_write_keys()), after the
+ * histograms; traces whose names map to one metric name are one family.
+ */
+static int export_keys(FILE *f, char **names, int n)
+{
+	struct ks_keynode *k = calloc(n ? n : 1, sizeof(*k));
+	const struct ks_keynode **fam = calloc(n ? n : 1, sizeof(*fam));
+	const char **fnames = calloc(n ? n : 1, sizeof(*fnames));
+	char (*pn)[160] = calloc(n ? n : 1, sizeof(*pn));
+	bool *use = calloc(n ? n : 1, sizeof(*use));
+	int i, j, rc = 0;
+
+	if (!k || !fam || !fnames || !pn || !use) {
+		rc = err_exit(EX_OSERR, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char path[4096], err[160], *text = NULL;
+		int e;
+
+		snprintf(path, sizeof(path), "%s/" KEY_PREFIX "%s", root, names[i]);
+		e = read_all(path, &text);
+		if (e == ENOENT)	/* no key, or removed meanwhile */
+			continue;
+		if (e) {
+			rc = node_error("read", path, e);
+			goto out;
+		}
+		if (ks_keynode_parse(text, &k[i], err, sizeof(err))) {
+			free(text);
+			rc = err_exit(EX_DATAERR, "%s: %s", path, err);
+			goto out;
+		}
+		free(text);
+		use[i] = true;
+		ks_prom_name(pn[i], sizeof(pn[i]), names[i]);
+	}
+	for (i = 0; i < n; i++) {
+		size_t m = 0;
+
+		for (j = i; j < n; j++) {
+			if (!use[j] || strcmp(pn[i], pn[j]))
+				continue;
+			use[j] = false;
+			/* Stacks are no labels: such a trace is left out. */
+			if (!ks_keynode_labels_ok(&k[j]))
+				continue;
+			fnames[m] = names[j];
+			fam[m++] = &k[j];
+		}
+		ks_prom_write_keys(f, fnames, fam, m);
+	}
+out:
+	for (i = 0; k && i < n; i++)
+		if (k[i].buf)
+			ks_keynode_free(&k[i]);
+	free(use);
+	free(pn);
+	free(fnames);
+	free(fam);
+	free(k);
+	return rc;
+}
+
 static int usage_export(FILE *f)
 {
-	fputs("usage: kstats export --prometheus [--textfile DIR] [--per-cpu] [--buckets pow2|slots] [--gap]\n"
+	fputs("usage: kstats export --prometheus [--textfile DIR] [--per-cpu] [--buckets pow2|slots] [--gap] [--keys]\n"
 	      "Every metric as a Prometheus histogram (seconds) and its missed counter,\n"
 	      "to stdout, or atomically to DIR/kstats.prom for node_exporter's\n"
 	      "textfile collector. A trace's GAP-NAME (the time between its calls) is\n"
 	      "left out; --gap adds it to NAME's histogram as series labelled\n"
-	      "part=\"gap\", NAME's own then labelled part=\"duration\".\n", f);
+	      "part=\"gap\", NAME's own then labelled part=\"duration\".\n"
+	      "--keys adds each keyed trace's rows (KEY-NAME) as a summary\n"
+	      "kstats_NAME_by_key_seconds, labelled by the key's parts (cgroup, comm,\n"
+	      "pid, waker_cgroup, ...; other row: row=\"other\"); a trace keyed by a\n"
+	      "stack (kstack, end-kstack, waker-kstack) is left out.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
 
@@ -118,12 +188,13 @@ int cmd_export(int argc, char **argv)
 		{ "per-cpu", no_argument, NULL, 'c' },
 		{ "buckets", required_argument, NULL, 'b' },
 		{ "gap", no_argument, NULL, 'g' },
+		{ "keys", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum ks_buckets bk = KS_B_POW2;
 	const char *dir = NULL;
-	bool prom = false, per_cpu = false, gap = false;
+	bool prom = false, per_cpu = false, gap = false, keys = false;
 	char tmp[4096], dst[4096], **names;
 	FILE *f = stdout;
 	int opt, rc, n, fd;
@@ -134,6 +205,7 @@ int cmd_export(int argc, char **argv)
 		case 't': dir = optarg; break;
 		case 'c': per_cpu = true; break;
 		case 'g': gap = true; break;
+		case 'k': keys = true; break;
 		case 'b':
 			if (!strcmp(optarg, "pow2"))
 				bk = KS_B_POW2;
@@ -172,6 +244,8 @@ int cmd_export(int argc, char **argv)
 		fchmod(fd, 0644);
 	}
 	rc = export_families(f, names, n, bk, per_cpu, gap);
+	if (!rc && keys)
+		rc = export_keys(f, names, n);
 	free_names(names, n);
 	if (!dir)
 		return rc;

@@ -1283,3 +1283,163 @@ int ks_fold(FILE *f, const struct ks_keynode *k, bool count)
 	}
 	return lines;
 }
+
+/* --- KEY-NAME as Prometheus series ------------------------------------- */
+
+bool ks_keynode_labels_ok(const struct ks_keynode *k)
+{
+	unsigned int i;
+
+	if (!k->n_key)
+		return false;
+	for (i = 0; i < k->n_key; i++)
+		if (ks_kpart_is_stack(k->key_part[i]))
+			return false;
+	return true;
+}
+
+/* A key part's label name: waker-cgroup is waker_cgroup, arg1:log2 arg1_log2. */
+static void prom_part_name(char *buf, size_t len, const char *s)
+{
+	size_t o;
+
+	for (o = 0; *s && o + 1 < len; s++, o++) {
+		char c = *s;
+
+		buf[o] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '_' ? c : '_';
+	}
+	buf[o] = 0;
+}
+
+/* @r's key parts as labels, "cgroup=\"/a\",comm=\"sh\"", after @node's. */
+static void prom_row_labels(char *buf, size_t len, const char *node,
+			    const struct ks_krow *r)
+{
+	char v[1024], name[64];
+	size_t o = snprintf(buf, len, "%s", node);
+	unsigned int i;
+
+	for (i = 0; i < r->n_parts && o < len; i++) {
+		const struct ks_kval *p = &r->part[i];
+
+		switch (p->part) {
+		case KS_KP_COMM: case KS_KP_WAKER_COMM:
+			prom_label_value(v, sizeof(v), p->comm);
+			break;
+		case KS_KP_CGROUP: case KS_KP_WAKER_CGROUP:
+			prom_label_value(v, sizeof(v), p->path);
+			break;
+		case KS_KP_VALUE:
+			prom_label_value(v, sizeof(v), p->text);
+			break;
+		default:
+			snprintf(v, sizeof(v), "%lld", p->num);
+		}
+		prom_part_name(name, sizeof(name), p->part == KS_KP_VALUE ?
+			       p->name : ks_kpart_names[p->part]);
+		o += snprintf(buf + o, len - o, "%s%s=\"%s\"", o ? "," : "", name, v);
+	}
+}
+
+/* One row's summary series; @lab its labels ("" for none). */
+static void prom_key_series(FILE *f, const char *pn, const char *lab,
+			    const struct ks_kstats *st)
+{
+	char p50[48], p99[48], sum[48];
+	const char *c = *lab ? "," : "";
+
+	if (st->count) {
+		ks_fmt_seconds(p50, sizeof(p50), st->p50);
+		ks_fmt_seconds(p99, sizeof(p99), st->p99);
+	} else {	/* no sample: no quantile, as client libraries print */
+		strcpy(p50, "NaN");
+		strcpy(p99, "NaN");
+	}
+	ks_fmt_seconds(sum, sizeof(sum), st->total);
+	fprintf(f, "%s{%s%squantile=\"0.5\"} %s\n", pn, lab, c, p50);
+	fprintf(f, "%s{%s%squantile=\"0.99\"} %s\n", pn, lab, c, p99);
+	fprintf(f, "%s_sum%s%s%s %s\n", pn, *lab ? "{" : "", lab, *lab ? "}" : "", sum);
+	fprintf(f, "%s_count%s%s%s %" PRIu64 "\n", pn, *lab ? "{" : "", lab,
+		*lab ? "}" : "", st->count);
+}
+
+void ks_prom_write_keys(FILE *f, const char *const *names,
+			const struct ks_keynode *const *k, size_t n)
+{
+	char pn[192], node[600], all[512] = "", keys[512] = "";
+	size_t i, j, m, nl = 0;
+	char (*lab)[4096];
+	struct ks_kstats *st;
+	bool *dup;
+
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		nl += k[i]->n_rows;
+	lab = calloc(nl ? nl : 1, sizeof(*lab));
+	st = calloc(nl ? nl : 1, sizeof(*st));
+	dup = calloc(nl ? nl : 1, sizeof(*dup));
+	if (!lab || !st || !dup) {
+		free(lab);
+		free(st);
+		free(dup);
+		return;
+	}
+	ks_prom_name(pn, sizeof(pn) - 16, names[0]);
+	strcat(pn, "_by_key_seconds");
+	for (i = 0; i < n; i++) {
+		snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s",
+			 i ? ", " : "", names[i]);
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
+			 i ? ", " : "", k[i]->key);
+	}
+	/*
+	 * Rows whose labels coincide (two removed cgroups of one path, both
+	 * "/a (gone)") are one series: totals and counts added, each
+	 * quantile the largest of theirs, which the merged one does not pass.
+	 */
+	for (i = 0, m = 0; i < n; i++) {
+		char v[sizeof(node)];
+
+		prom_label_value(v, sizeof(v) - 16, names[i]);
+		snprintf(node, sizeof(node), n > 1 ? "node=\"%s\"" : "", v);
+		for (j = 0; j < k[i]->n_rows; j++, m++) {
+			size_t d;
+
+			prom_row_labels(lab[m], sizeof(lab[m]), node, &k[i]->row[j]);
+			st[m] = k[i]->row[j].st;
+			for (d = 0; d < m; d++) {
+				if (dup[d] || strcmp(lab[d], lab[m]))
+					continue;
+				st[d].total += st[m].total;
+				st[d].count += st[m].count;
+				if (st[m].p50 > st[d].p50)
+					st[d].p50 = st[m].p50;
+				if (st[m].p99 > st[d].p99)
+					st[d].p99 = st[m].p99;
+				dup[m] = true;
+				break;
+			}
+		}
+	}
+	fprintf(f, "# HELP %s kstats trace%s %s by key (%s): each row of KEY-NAME, quantiles as it gives them (a slot's top)\n",
+		pn, n > 1 ? "s" : "", all, keys);
+	fprintf(f, "# TYPE %s summary\n", pn);
+	for (i = 0, m = 0; i < n; i++) {
+		char v[sizeof(node)], ol[sizeof(node) + 16];
+
+		for (j = 0; j < k[i]->n_rows; j++, m++)
+			if (!dup[m])
+				prom_key_series(f, pn, lab[m], &st[m]);
+		if (!k[i]->has_other)
+			continue;
+		/* The samples of keys the table had no room for. */
+		prom_label_value(v, sizeof(v) - 16, names[i]);
+		snprintf(ol, sizeof(ol), n > 1 ? "node=\"%s\",row=\"other\"" : "row=\"other\"", v);
+		prom_key_series(f, pn, ol, &k[i]->other_st);
+	}
+	free(lab);
+	free(st);
+	free(dup);
+}

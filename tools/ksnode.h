@@ -216,6 +216,21 @@ void ks_keynode_free(struct ks_keynode *k);
  * has no key (nothing is written).
  */
 int ks_fold(FILE *f, const struct ks_keynode *k, bool count);
+/* Whether @k's rows can be Prometheus series: a key, and no stack part. */
+bool ks_keynode_labels_ok(const struct ks_keynode *k);
+/*
+ * Traces @names' keyed rows @k (each ks_keynode_labels_ok()), whose names
+ * ks_prom_name() maps to one, as one summary family
+ * kstats_NAME_by_key_seconds: per row, quantile="0.5" and "0.99" (the
+ * row's p50 and p99), _sum (total) and _count, labelled by the key's
+ * parts (a part's name with '_' for what a label name cannot hold:
+ * waker_cgroup, arg1_log2; comm and cgroup unescaped; values as printed),
+ * node="NAME" first when @n > 1; then the other row, labelled
+ * row="other". Rows of equal labels are one series (totals and counts
+ * added, the larger quantiles).
+ */
+void ks_prom_write_keys(FILE *f, const char *const *names,
+			const struct ks_keynode *const *k, size_t n);
 /* @frame as it goes into a folded line (see ks_fold()), in @buf. */
 void ks_fold_frame(char *buf, size_t len, const char *frame);
 
