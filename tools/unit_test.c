@@ -462,6 +462,116 @@ static void kload(const char *rel, struct ks_keynode *k)
 	free(t);
 }
 
+/* export --keys: KEY-NAME's rows as a summary family, labels by part. */
+static void test_prom_keys(void)
+{
+	static const char *const one[] = { "read" }, *const two[] = { "io.lat", "io_lat" };
+	struct ks_keynode k, r, s, e;
+	const struct ks_keynode *kp = &k;
+	char *out = NULL, err[160];
+
+	kload("keys/KEY-cgroup", &k);
+	CHECK(ks_keynode_labels_ok(&k), "KEY-cgroup: labels");
+	CAPTURE(out, ks_prom_write_keys(f, one, &kp, 1));
+	EQ_STR(out,
+	       "# HELP kstats_read_by_key_seconds kstats trace read by key (cgroup,comm,waker-cgroup): each row of KEY-NAME, quantiles as it gives them (a slot's top)\n"
+	       "# TYPE kstats_read_by_key_seconds summary\n"
+	       "kstats_read_by_key_seconds{cgroup=\"/system.slice/ssh.service\",comm=\"sshd\",waker_cgroup=\"/\",quantile=\"0.5\"} 0.000002047\n"
+	       "kstats_read_by_key_seconds{cgroup=\"/system.slice/ssh.service\",comm=\"sshd\",waker_cgroup=\"/\",quantile=\"0.99\"} 0.000002047\n"
+	       "kstats_read_by_key_seconds_sum{cgroup=\"/system.slice/ssh.service\",comm=\"sshd\",waker_cgroup=\"/\"} 0.000004\n"
+	       "kstats_read_by_key_seconds_count{cgroup=\"/system.slice/ssh.service\",comm=\"sshd\",waker_cgroup=\"/\"} 2\n"
+	       "kstats_read_by_key_seconds{cgroup=\"/a b;c (gone)\",comm=\"kst\",waker_cgroup=\"/a b;c (gone)\",quantile=\"0.5\"} 0.000000511\n"
+	       "kstats_read_by_key_seconds{cgroup=\"/a b;c (gone)\",comm=\"kst\",waker_cgroup=\"/a b;c (gone)\",quantile=\"0.99\"} 0.000000511\n"
+	       "kstats_read_by_key_seconds_sum{cgroup=\"/a b;c (gone)\",comm=\"kst\",waker_cgroup=\"/a b;c (gone)\"} 0.0000009\n"
+	       "kstats_read_by_key_seconds_count{cgroup=\"/a b;c (gone)\",comm=\"kst\",waker_cgroup=\"/a b;c (gone)\"} 3\n"
+	       "kstats_read_by_key_seconds{cgroup=\"[id:4242] (gone)\",comm=\"kst\",waker_cgroup=\"[id:1]\",quantile=\"0.5\"} 0.00000005\n"
+	       "kstats_read_by_key_seconds{cgroup=\"[id:4242] (gone)\",comm=\"kst\",waker_cgroup=\"[id:1]\",quantile=\"0.99\"} 0.00000005\n"
+	       "kstats_read_by_key_seconds_sum{cgroup=\"[id:4242] (gone)\",comm=\"kst\",waker_cgroup=\"[id:1]\"} 0.00000005\n"
+	       "kstats_read_by_key_seconds_count{cgroup=\"[id:4242] (gone)\",comm=\"kst\",waker_cgroup=\"[id:1]\"} 1\n"
+	       "kstats_read_by_key_seconds{row=\"other\",quantile=\"0.5\"} NaN\n"
+	       "kstats_read_by_key_seconds{row=\"other\",quantile=\"0.99\"} NaN\n"
+	       "kstats_read_by_key_seconds_sum{row=\"other\"} 0\n"
+	       "kstats_read_by_key_seconds_count{row=\"other\"} 0\n");
+	free(out);
+
+	/* A guest's capture keyed by comm,ret; two colliding names: a node label. */
+	kload("keys/KEY-ret", &r);
+	{
+		const struct ks_keynode *fam[] = { &r, &k };
+
+		CAPTURE(out, ks_prom_write_keys(f, two, fam, 2));
+	}
+	{
+		static const char want[] =
+	       "# HELP kstats_io_lat_by_key_seconds kstats traces io.lat, io_lat by key (comm,ret, cgroup,comm,waker-cgroup): each row of KEY-NAME, quantiles as it gives them (a slot's top)\n"
+	       "# TYPE kstats_io_lat_by_key_seconds summary\n"
+	       "kstats_io_lat_by_key_seconds{node=\"io.lat\",comm=\"sh\",ret=\"-11\",quantile=\"0.5\"} 0.000008191\n"
+	       "kstats_io_lat_by_key_seconds{node=\"io.lat\",comm=\"sh\",ret=\"-11\",quantile=\"0.99\"} 0.000284414\n"
+	       "kstats_io_lat_by_key_seconds_sum{node=\"io.lat\",comm=\"sh\",ret=\"-11\"} 0.000405317\n"
+	       "kstats_io_lat_by_key_seconds_count{node=\"io.lat\",comm=\"sh\",ret=\"-11\"} 25\n"
+	       "kstats_io_lat_by_key_seconds{node=\"io.lat\",comm=\"sh\",ret=\"-2\",quantile=\"0.5\"} 0.000008191\n"
+	       "kstats_io_lat_by_key_seconds{node=\"io.lat\",comm=\"sh\",ret=\"-2\",quantile=\"0.99\"} 0.000016334\n"
+	       "kstats_io_lat_by_key_seconds_sum{node=\"io.lat\",comm=\"sh\",ret=\"-2\"} 0.00013389\n"
+	       "kstats_io_lat_by_key_seconds_count{node=\"io.lat\",comm=\"sh\",ret=\"-2\"} 25\n"
+	       "kstats_io_lat_by_key_seconds{node=\"io.lat\",row=\"other\",quantile=\"0.5\"} NaN\n"
+	       "kstats_io_lat_by_key_seconds{node=\"io.lat\",row=\"other\",quantile=\"0.99\"} NaN\n"
+	       "kstats_io_lat_by_key_seconds_sum{node=\"io.lat\",row=\"other\"} 0\n"
+	       "kstats_io_lat_by_key_seconds_count{node=\"io.lat\",row=\"other\"} 0\n"
+	       "kstats_io_lat_by_key_seconds{node=\"io_lat\",cgroup=\"/system.slice/ssh.service\",comm=\"sshd\",waker_cgroup=\"/\",quantile=\"0.5\"} 0.000002047\n";
+
+		CHECK(!strncmp(out, want, strlen(want)), "KEY-ret, io.lat and io_lat:\n%s", out);
+	}
+	CHECK(strstr(out, "\nkstats_io_lat_by_key_seconds_count{node=\"io_lat\",row=\"other\"} 0\n") != NULL,
+	      "io_lat's other row: %s", out);
+	free(out);
+	ks_keynode_free(&r);
+	ks_keynode_free(&k);
+
+	/*
+	 * Label values escaped (backslash, double quote, newline); argN:log2's
+	 * label arg1_log2; two rows of one label set (a cgroup removed twice)
+	 * merged: totals and counts added, the larger quantiles.
+	 */
+	CHECK(!ks_keynode_parse(
+		"# key comm,pid,cgroup,arg1:log2 keys 8 rows 3 other 4 stacks 0 slowest 0 skipped 0 unit ns\n"
+		"row total 3000 count 2 avg 1500 p50 2047 p99 2047 min 1000 max 2000\n"
+		"\tcomm a\\134b\"c\\012d\n\tpid 7\n\tcgroup /x (gone)\n\targ1:log2 [4, 8)\n"
+		"row total 1000 count 1 avg 1000 p50 1000 p99 1000 min 1000 max 1000\n"
+		"\tcomm sh\n\tpid 8\n\tcgroup /x (gone)\n\targ1:log2 [4, 8)\n"
+		"row total 500 count 1 avg 500 p50 511 p99 4095 min 500 max 500\n"
+		"\tcomm sh\n\tpid 8\n\tcgroup /x (gone)\n\targ1:log2 [4, 8)\n"
+		"other total 9000 count 4 avg 2250 p50 2047 p99 4095 min 100 max 4000\n",
+		&s, err, sizeof(err)), "hand-written KEY-: %s", err);
+	kp = &s;
+	CAPTURE(out, ks_prom_write_keys(f, one, &kp, 1));
+	EQ_STR(strchr(strchr(out, '\n') + 1, '\n') + 1,
+	       "kstats_read_by_key_seconds{comm=\"a\\\\b\\\"c\\nd\",pid=\"7\",cgroup=\"/x (gone)\",arg1_log2=\"[4, 8)\",quantile=\"0.5\"} 0.000002047\n"
+	       "kstats_read_by_key_seconds{comm=\"a\\\\b\\\"c\\nd\",pid=\"7\",cgroup=\"/x (gone)\",arg1_log2=\"[4, 8)\",quantile=\"0.99\"} 0.000002047\n"
+	       "kstats_read_by_key_seconds_sum{comm=\"a\\\\b\\\"c\\nd\",pid=\"7\",cgroup=\"/x (gone)\",arg1_log2=\"[4, 8)\"} 0.000003\n"
+	       "kstats_read_by_key_seconds_count{comm=\"a\\\\b\\\"c\\nd\",pid=\"7\",cgroup=\"/x (gone)\",arg1_log2=\"[4, 8)\"} 2\n"
+	       "kstats_read_by_key_seconds{comm=\"sh\",pid=\"8\",cgroup=\"/x (gone)\",arg1_log2=\"[4, 8)\",quantile=\"0.5\"} 0.000001\n"
+	       "kstats_read_by_key_seconds{comm=\"sh\",pid=\"8\",cgroup=\"/x (gone)\",arg1_log2=\"[4, 8)\",quantile=\"0.99\"} 0.000004095\n"
+	       "kstats_read_by_key_seconds_sum{comm=\"sh\",pid=\"8\",cgroup=\"/x (gone)\",arg1_log2=\"[4, 8)\"} 0.0000015\n"
+	       "kstats_read_by_key_seconds_count{comm=\"sh\",pid=\"8\",cgroup=\"/x (gone)\",arg1_log2=\"[4, 8)\"} 2\n"
+	       "kstats_read_by_key_seconds{row=\"other\",quantile=\"0.5\"} 0.000002047\n"
+	       "kstats_read_by_key_seconds{row=\"other\",quantile=\"0.99\"} 0.000004095\n"
+	       "kstats_read_by_key_seconds_sum{row=\"other\"} 0.000009\n"
+	       "kstats_read_by_key_seconds_count{row=\"other\"} 4\n");
+	free(out);
+	ks_keynode_free(&s);
+
+	/* Stacks are no labels; a trace without key has no rows. */
+	kload("keys/KEY-1", &e);
+	CHECK(!ks_keynode_labels_ok(&e), "KEY-1 (kstack): no labels");
+	ks_keynode_free(&e);
+	kload("keys/KEY-offcpu", &e);
+	CHECK(!ks_keynode_labels_ok(&e), "KEY-offcpu (waker-kstack): no labels");
+	ks_keynode_free(&e);
+	kload("keys/KEY-nokey", &e);
+	CHECK(!ks_keynode_labels_ok(&e), "KEY-nokey: no labels");
+	ks_keynode_free(&e);
+}
+
 /* The sum of a folded text's VALUEs (each line's last word). */
 static uint64_t fold_sum(const char *text, int *lines)
 {
@@ -1458,6 +1568,15 @@ static void test_cli(void)
 	CHECK(strstr(out, "\nkstats_read_seconds_count 983\n") != NULL, "export has read");
 	/* A trace's GAP-NAME only with --gap. */
 	CHECK(!strstr(out, "GAP"), "export leaves GAP-read out");
+	/* --keys: KEY-read (KEY-1) is keyed by a stack: left out, nothing added. */
+	{
+		char *keys = NULL;
+
+		rc = run_kstats("export --prometheus --keys", &keys);
+		EQ_U64(rc, 0);
+		EQ_STR(keys, out);
+		free(keys);
+	}
 	free(out);
 	rc = run_kstats("export --prometheus --gap", &out);
 	EQ_U64(rc, 0);
@@ -1616,6 +1735,7 @@ int main(int argc, char **argv)
 	test_prom();
 	test_prom_exact();
 	test_key_parse();
+	test_prom_keys();
 	test_fold_frame();
 	test_fold();
 	test_flame_kind();
