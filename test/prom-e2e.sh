@@ -6,7 +6,9 @@
 #  3. a Prometheus server scrapes node_exporter, and
 #     histogram_quantile(0.99, ...) from its HTTP API agrees with kstats'
 #     own p99 within the bucket layout's bound; _count is the samples;
-#  4. both servers are stopped, and no process of theirs is left.
+#  4. export --keys: a KEY-NAME's cgroup rows as labelled series pass
+#     promtool, and a PromQL sum over cgroup="/a" is those rows' count;
+#  5. both servers are stopped, and no process of theirs is left.
 # Both listen on 127.0.0.1 only, on ports of their own (not 9090/9100).
 # Ends with "prom: N passed, M failed".
 set -uo pipefail
@@ -198,6 +200,55 @@ for _ in $(seq 60); do
 done
 echo "prometheus: kstats_read_seconds_count{part=\"gap\"} = $g (GAP-read's samples: $GAPN)"
 ok test "$g" = "$GAPN"
+
+# --keys: a keyed trace's rows as kstats_NAME_by_key_seconds, labelled by
+# the key's parts. A fake root: read's KEY-read keyed by cgroup,comm,
+# two rows of /a (and a removed cgroup's "(gone)" row, a path with a
+# blank and a quote); promtool passes it, Prometheus scrapes it, and a
+# sum over cgroup="/a" is those rows' count.
+KEYS=$T/keys
+mkdir -p "$KEYS/root"
+find "$DATA" -maxdepth 1 -type f -exec cp {} "$KEYS/root/" \;
+cat >"$KEYS/root/KEY-read" <<'EOF'
+# key cgroup,comm keys 8 rows 4 other 0 stacks 0 slowest 0 skipped 0 unit ns
+row total 9000 count 7 avg 1285 p50 2047 p99 4095 min 100 max 4000
+	cgroup /a
+	comm kst
+row total 5000 count 5 avg 1000 p50 1023 p99 2047 min 500 max 2000
+	cgroup /a
+	comm sh
+row total 900 count 3 avg 300 p50 511 p99 511 min 100 max 500
+	cgroup /b\040"c" (gone)
+	comm kst
+row total 50 count 1 avg 50 p50 50 p99 50 min 50 max 50
+	cgroup /system.slice/x.service
+	comm x
+other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0
+EOF
+cp "$TOP/test/data/keys/KEY-cgroup" "$KEYS/root/KEY-idle"
+env KSTATS_ROOT="$KEYS/root" "$KSTATS" export --prometheus --keys >"$KEYS/keys.prom" &&
+	promtool check metrics <"$KEYS/keys.prom"
+ok test $? = 0
+ok grep -q '^kstats_read_by_key_seconds_count{cgroup="/b \\"c\\" (gone)",comm="kst"} 3$' "$KEYS/keys.prom"
+ok grep -q '^kstats_idle_by_key_seconds_count{cgroup="/system.slice/ssh.service",comm="sshd",waker_cgroup="/"} 2$' "$KEYS/keys.prom"
+# Without --keys, not a line of it.
+ok test "$(env KSTATS_ROOT="$KEYS/root" "$KSTATS" export --prometheus | grep -c by_key)" = 0
+ok env KSTATS_ROOT="$KEYS/root" "$KSTATS" export --prometheus --keys --textfile "$T/textfile"
+KQ='sum by (cgroup) (kstats_read_by_key_seconds_count{cgroup="/a"})'
+KURL="http://127.0.0.1:$PR_PORT/api/v1/query?query=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$KQ")"
+kc=""
+for _ in $(seq 60); do
+	kc=$(get "$KURL" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["metric"].get("cgroup"), r[0]["value"][1] if r else "")' 2>/dev/null)
+	[[ $kc == "/a 12" ]] && break
+	sleep 0.5
+done
+echo "prometheus: $KQ = $kc (the rows of /a: 7 + 5)"
+ok test "$kc" = "/a 12"
+SQ='sum(kstats_read_by_key_seconds_sum{cgroup="/a"})'
+SURL="http://127.0.0.1:$PR_PORT/api/v1/query?query=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$SQ")"
+ks=$(get "$SURL" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")')
+echo "prometheus: $SQ = $ks (14000 ns)"
+ok python3 -c 'import sys; sys.exit(abs(float(sys.argv[1]) - 14e-6) > 1e-12)' "${ks:-nan}"
 
 echo "== stopping both servers"
 cleanup
