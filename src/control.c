@@ -393,6 +393,47 @@ static int ks_parse_match(struct ks_trace_req *req, char *val, const char **why)
 	return 0;
 }
 
+/*
+ * An odd number of words after NAME (and offcpu): a keyword lacks its
+ * value, or a word stands where a keyword is due. That word is the first
+ * word at a keyword's place that is no keyword; the words after it are
+ * shifted by one. A bare function name suggests start, unless start (or
+ * offcpu, which takes none) is given: then the word is a stray one.
+ */
+static int ks_odd_words(struct ks_trace_req *req, char **words, int first,
+			int n, const char **why)
+{
+	const char *w = words[n - 1];
+	int i, j;
+
+	for (i = first; i < n - 1; i += 2)
+		if (match_string(ks_keywords, ARRAY_SIZE(ks_keywords), words[i]) < 0)
+			break;
+	if (i >= n - 1) {
+		if (match_string(ks_keywords, ARRAY_SIZE(ks_keywords), w) >= 0)
+			return ks_why(req, why, "keyword %s needs a value", w);
+		i = n - 1;
+	}
+	w = words[i];
+	if (req->offcpu.on)
+		return ks_why(req, why,
+			      "'%s' is not a keyword; an off-CPU trace takes no start, and each keyword one word",
+			      w);
+	/* Keywords stand at first, first + 2, ... before it, one later after. */
+	for (j = first; j < n - 1; j += 2) {
+		if (j == i) {
+			j--;
+			continue;
+		}
+		if (!strcmp(words[j], "start"))
+			return ks_why(req, why,
+				      "'%s' is not a keyword; start is given (start %s) and takes one word",
+				      w, words[j + 1]);
+	}
+	return ks_why(req, why, "'%s' is not a keyword; did you mean 'start %s'?",
+		      w, w);
+}
+
 static int ks_parse_pair(struct ks_trace_req *req, const char *key,
 			 char *val, unsigned int *seen,
 			 enum ks_method *hints, const char **why)
@@ -707,13 +748,8 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 				      "'%s': a keyword and its value are two words: '%.*s %s'",
 				      words[i], (int)(eq - words[i]), words[i], eq + 1);
 	}
-	if ((n - first) % 2) {
-		w = words[n - 1];
-		if (match_string(ks_keywords, ARRAY_SIZE(ks_keywords), w) >= 0)
-			return ks_why(req, why, "keyword %s needs a value", w);
-		return ks_why(req, why, "'%s' is not a keyword; did you mean 'start %s'?",
-			      w, w);
-	}
+	if ((n - first) % 2)
+		return ks_odd_words(req, words, first, n, why);
 	for (i = first; i < n; i += 2) {
 		err = ks_parse_pair(req, words[i], words[i + 1], &seen, hints,
 				    why);

@@ -49,6 +49,141 @@ check "the raw node, last: its summary lines to the unit" '^# unit ns$'
 check "and its first slot lines" '^slot +[0-9]+ +CPUS +[0-9]+ +count'
 check "the raw node, last" '^# name read$'
 check "unloaded at the end" '^== unloaded$'
+# After each part, one "in words:" line states what its figures mean.
+# Recomputed here, apart from the guest's awk, from the figures the output
+# shows above each line (since the part's "==" line or the last such line).
+words=$(python3 - "$out" <<'PY'
+import re
+import sys
+
+KINDS = ["show", "keys", "runq", "off", "client", "list", "node"]
+UNIT = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def ns(v):
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", v)
+    return float(m.group(1)) * UNIT[m.group(2)]
+
+
+def rows(block):
+    """KEY file rows: total, count, avg, comm, waker-comm, kstack, waker-kstack."""
+    out, cur, sect = [], None, None
+    for l in block:
+        m = re.match(r"row total (\d+) count (\d+) avg (\d+) ", l)
+        if m:
+            cur = {"total": int(m.group(1)), "count": m.group(2), "avg": m.group(3),
+                   "k": [], "w": []}
+            out.append(cur)
+            sect = None
+        elif l.startswith("slowest value "):
+            cur, sect = None, None
+        elif cur is None:
+            continue
+        elif l.startswith("\tcomm "):
+            cur["comm"] = l.split()[1]
+        elif l.startswith("\twaker-comm "):
+            cur["wcomm"] = l.split()[1]
+        elif l == "\tkstack":
+            sect = "k"
+        elif l == "\twaker-kstack":
+            sect = "w"
+        elif l.startswith("\t\t") and sect:
+            cur[sect].append(l.strip().split("+")[0])
+    return out
+
+
+def own(frames):
+    return next((f for f in frames if not re.search("schedule|wake", f)), "?")
+
+
+def show(block):
+    t = "\n".join(block)
+    return (re.search(r"^\S+: (\d+) samples?,", t, re.M).group(1),
+            re.search(r"^\s+p50 (\S+)", t, re.M).group(1),
+            re.search(r"^\s+p50 .* p99 (\S+)", t, re.M).group(1),
+            re.search(r"^\s+min \S+\s+mean (\S+)\s+max (\S+)", t, re.M).groups())
+
+
+def hashes(block):
+    d, cur = {}, None
+    for l in block:
+        f = l.split()
+        if len(f) == 3 and f[0] == "#":
+            if f[1] == "name":
+                cur = f[2]
+            d.setdefault(cur, {})[f[1]] = f[2]
+    return d, cur
+
+
+def expect(kind, block):
+    if kind == "show":
+        n, p50, p99, (_, mx) = show(block)
+        return (f"in words: half of the {n} calls took at most {p50} and 99 % at most {p99}; "
+                f"the slowest, {mx}, took {int(ns(mx) / ns(p50) + 0.5)} times as long as the median")
+    if kind == "keys":
+        r = rows(block)
+        sl = next(l.split() for l in block if l.startswith("slowest value "))
+        share = int(100 * r[0]["total"] / sum(x["total"] for x in r) + 0.5)
+        return (f"in words: the top row, {r[0]['comm']}'s calls from {r[0]['k'][1]}, holds {share} % "
+                f"of the time of the {len(r)} rows shown ({r[0]['count']} calls, avg {r[0]['avg']} ns); "
+                f"the slowest call, {sl[2]} ns, was {sl[6]}'s (pid {sl[4]})")
+    if kind == "runq":
+        n, _, p99, (mean, _) = show(block)
+        r = rows(block)[0]
+        return (f"in words: woken tasks waited for a CPU {mean} on average over {n} waits (p99 {p99}); "
+                f"{r['comm']} waited longest in all: {r['count']} waits, {r['total'] / 1e6:.1f} ms")
+    if kind == "off":
+        d, _ = hashes(block)
+        b = int(d["BLOCKED-off"]["samples"]) * int(d["BLOCKED-off"]["mean"])
+        q = int(d["RUNQ-off"]["samples"]) * int(d["RUNQ-off"]["mean"])
+        pq = int(100 * q / (b + q) + 0.5)
+        r = rows(block)[0]
+        return (f"in words: dd's {d['off']['samples']} waits off CPU: {pq} % of the time waiting for a "
+                f"CPU (run queue), {100 - pq} % blocked; the top row blocked in {own(r['k'])}, "
+                f"woken by {r['wcomm']}'s {own(r['w'])}")
+    if kind == "client":
+        _, p50, p99, _ = show(block)
+        return (f"in words: the 1 ms hrtimer fired a median {p50} late ({int(ns(p50) / 1e4 + 0.5)} % "
+                f"of its period), and 1 in 100 times over {p99} late")
+    if kind == "list":
+        i = next(i for i, l in enumerate(block) if re.match(r"NAME +SAMPLES", l))
+        ms = [l.split() for l in block[i + 1:] if len(l.split()) >= 6]
+        client = [m for m in ms if m[5] == "-"]
+        traces = [m[0] for m in ms if m[5] != "-" and not re.match(r"(GAP|BLOCKED|RUNQ|KEY)-", m[0])]
+        return (f"in words: {len(ms)} metrics: {len(ms) - len(client)} of {len(traces)} traces "
+                f"({' '.join(traces)}) with their GAP-, BLOCKED- and RUNQ- parts, "
+                f"{len(client)} of a client module (TRACE -)")
+    if kind == "node":
+        d, cur = hashes(block)
+        n = d[cur]
+        return (f"in words: p50 {n['p50']} ns: half of {cur}'s {n['samples']} samples are at most "
+                f"that, give or take {n['p50_err']} ns (p50_err), in slot {n['p50_slot']}")
+
+
+lines = open(sys.argv[1]).read().split("\n")
+said, start = [], 0
+for i, l in enumerate(lines):
+    if l.startswith("== "):
+        start = i + 1
+    elif l.startswith("in words: "):
+        said.append((l, lines[start:i]))
+        start = i + 1
+if len(said) != len(KINDS):
+    print(f"FAIL in words: {len(said)} lines, not one after each of the {len(KINDS)} parts")
+for kind, (line, block) in zip(KINDS, said):
+    try:
+        want = expect(kind, block)
+    except (AttributeError, IndexError, KeyError, StopIteration, ValueError, ZeroDivisionError) as e:
+        want = f"(no figures to recompute it from: {e!r})"
+    if line == want:
+        print(f"PASS in words ({kind}): {line}")
+    else:
+        print(f"FAIL in words ({kind}): the demo says\n    {line}\n  its figures give\n    {want}")
+PY
+)
+printf '%s\n' "$words" | grep -v '^PASS'
+p=$((p + $(grep -c '^PASS' <<<"$words")))
+f=$((f + $(grep -c '^FAIL' <<<"$words")))
 # A kernel that is not here: one message naming those that are, exit 2.
 bash "$TOP/test/demo.sh" 6.99-nosuch >"$logs/demo-nosuch.out" 2>&1
 rc=$?

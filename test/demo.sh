@@ -37,7 +37,90 @@ trap 'rm -f "$script"' EXIT
 cat >"$script" <<'GUEST'
 D=/sys/kernel/debug/kstats
 ln -s /modules/kstats /bin/kstats
-run() { echo "# $*"; eval "$@"; }
+# Each part's output is kept in /tmp/part, and "in words" states, in one
+# line computed from it, what the figures above it mean. The parts come
+# after recording stops: before that, no copy (its reads would count).
+run() {
+	echo "# $*"
+	if [ -e /tmp/part ]; then
+		eval "$@" >/tmp/out 2>&1
+		cat /tmp/out
+		cat /tmp/out >>/tmp/part
+	else
+		eval "$@"
+	fi
+}
+part() { echo "== $*"; : >/tmp/part; }
+words() { awk -v what="$1" -f /tmp/words.awk /tmp/part; }
+cat >/tmp/words.awk <<'AWK'
+function ns(v, n) {
+	n = v + 0
+	if (v ~ /ns$/) return n
+	if (v ~ /us$/) return n * 1000
+	if (v ~ /ms$/) return n * 1000000
+	if (v ~ /s$/) return n * 1000000000
+	return n
+}
+# A stack frame's function, and the first frame that is not the
+# scheduler's or the wakeup's own.
+function fname(l) { sub(/^[ \t]+/, "", l); sub(/\+.*/, "", l); return l }
+function own(a, r, n,  i) {
+	for (i = 1; i <= n; i++)
+		if (a[r, i] !~ /schedule|wake/) return a[r, i]
+	return "?"
+}
+/^[^ #=][^ ]*: [0-9]+ samples?,/ && name == "" { name = $1; sub(/:$/, "", name); samples = $2 }
+$1 == "min" && $3 == "mean" { mean = $4; max = $6 }
+$1 == "p50" { p50 = $2; for (i = 1; i < NF; i++) if ($i == "p99") p99 = $(i + 1) }
+/^row total / { r = ++nr; tot[r] = $3; cnt[r] = $5; avg[r] = $7; sect = ""; next }
+/^slowest value / { sv = $3; spid = $5; scomm = $7; r = 0; sect = ""; next }
+/^\tcomm / { comm[r] = $2 }
+/^\twaker-comm / { wcomm[r] = $2 }
+/^\tkstack/ { sect = "k"; next }
+/^\twaker-kstack/ { sect = "w"; next }
+/^\t\t/ { if (sect == "k") kf[r, ++kn[r]] = fname($0); else if (sect == "w") wf[r, ++wn[r]] = fname($0) }
+/^# name / { cur = $3 }
+/^# samples / { S[cur] = $3 }
+/^# mean / { M[cur] = $3 }
+/^# p50 / { P50[cur] = $3 }
+/^# p50_err / { E50[cur] = $3 }
+/^# p50_slot / { L50[cur] = $3 }
+/^NAME +SAMPLES/ { inlist = 1; next }
+inlist && NF >= 6 {
+	nm++
+	if ($6 == "-") client++
+	else if ($1 !~ /^(GAP|BLOCKED|RUNQ|KEY)-/) { traces++; tn = tn " " $1 }
+}
+END {
+	if (what == "show")
+		printf "in words: half of the %s calls took at most %s and 99 %% at most %s; the slowest, %s, took %d times as long as the median\n",
+			samples, p50, p99, max, int(ns(max) / ns(p50) + 0.5)
+	if (what == "keys") {
+		for (i = 1; i <= nr; i++) all += tot[i]
+		printf "in words: the top row, %s's calls from %s, holds %d %% of the time of the %d rows shown (%s calls, avg %s ns); the slowest call, %s ns, was %s's (pid %s)\n",
+			comm[1], kf[1, 2], int(100 * tot[1] / all + 0.5), nr, cnt[1], avg[1], sv, scomm, spid
+	}
+	if (what == "runq")
+		printf "in words: woken tasks waited for a CPU %s on average over %s waits (p99 %s); %s waited longest in all: %s waits, %.1f ms\n",
+			mean, samples, p99, comm[1], cnt[1], tot[1] / 1000000
+	if (what == "off") {
+		b = S["BLOCKED-off"] * M["BLOCKED-off"]
+		q = S["RUNQ-off"] * M["RUNQ-off"]
+		pq = int(100 * q / (b + q) + 0.5)
+		printf "in words: dd's %s waits off CPU: %d %% of the time waiting for a CPU (run queue), %d %% blocked; the top row blocked in %s, woken by %s's %s\n",
+			S["off"], pq, 100 - pq, own(kf, 1, kn[1]), wcomm[1], own(wf, 1, wn[1])
+	}
+	if (what == "client")
+		printf "in words: the 1 ms hrtimer fired a median %s late (%d %% of its period), and 1 in 100 times over %s late\n",
+			p50, int(ns(p50) / 10000 + 0.5), p99
+	if (what == "list")
+		printf "in words: %d metrics: %d of %d traces (%s) with their GAP-, BLOCKED- and RUNQ- parts, %d of a client module (TRACE -)\n",
+			nm, nm - client, traces, substr(tn, 2), client
+	if (what == "node")
+		printf "in words: p50 %s ns: half of %s's %s samples are at most that, give or take %s ns (p50_err), in slot %s\n",
+			P50[cur], cur, S[cur], E50[cur], L50[cur]
+}
+AWK
 insmod /modules/kstats.ko
 run "echo trace read start vfs_read key comm,kstack:5 > $D/_control"
 run "echo trace runq start sched:sched_wakeup end sched:sched_switch key comm > $D/_control"
@@ -52,29 +135,37 @@ dd if=/bin/busybox bs=64k 2>/dev/null | dd of=/dev/null bs=512 2>/dev/null
 # What follows reads the nodes, with vfs_read: stop recording first, so
 # that the demo's own readers are not in its figures.
 run "kstats stop read; kstats stop runq"
-echo "== the answer: how long vfs_read took (kstats show)"
+part "the answer: how long vfs_read took (kstats show)"
 run "kstats show read"
-echo "== who called it: the top rows by total time, then the slowest sample"
+words show
+part "who called it: the top rows by total time, then the slowest sample"
 run "awk '/^row/ {r++} /^other/ {r = 99} /^slowest/ {s++} NR == 1 || (r >= 1 && r <= 3) || s == 1' $D/KEY-read"
 run "kstats flame read | head -5"
-echo "== run-queue latency, sched_wakeup to sched_switch, and who waited"
+words keys
+part "run-queue latency, sched_wakeup to sched_switch, and who waited"
 run "kstats show runq"
 run "grep -A1 '^row' $D/KEY-runq | head -6"
-echo "== why dd waited: off CPU, split at the wakeup; the top row, its stack and its waker's"
+words runq
+part "why dd waited: off CPU, split at the wakeup; the top row, its stack and its waker's"
 run "grep -h -e '^# name' -e '^# samples' -e '^# mean' $D/off $D/BLOCKED-off $D/RUNQ-off"
 run "awk '/^row/ {n++} n == 1' $D/KEY-off"
 run "kstats flame off | head -2"
 run "kstats flame off --svg > /tmp/off.svg"
+words off
 # The SVG leaves the guest on its second serial port (ttyS1), a file on
 # the host of its own: the console (ttyS0) interleaves the kernel's lines.
 cat /tmp/off.svg > /dev/ttyS1
-echo "== a client module, kstats_demo.ko: how late a 1 ms hrtimer fires (demo_hrtimer_late), how long usleep_range(1 ms) takes (demo_usleep_1ms)"
+part "a client module, kstats_demo.ko: how late a 1 ms hrtimer fires (demo_hrtimer_late), how long usleep_range(1 ms) takes (demo_usleep_1ms)"
 insmod /modules/kstats_demo.ko
 sleep 2
 run "kstats show demo_hrtimer_late"
+words client
+: >/tmp/part
 run "kstats list"
-echo "== what scripts read: the node itself, its summary lines and its first slot lines (slot, CPU, count, avg, cumulative p)"
+words list
+part "what scripts read: the node itself, its summary lines and its first slot lines (slot, CPU, count, avg, cumulative p)"
 run "awk '!/^slot/ || n++ < 4' $D/read"
+words node
 kstats remove read
 kstats remove runq
 kstats remove off

@@ -17,7 +17,7 @@
 #               off-CPU count; also under offcpu), bio, debugfs, insn,
 #               layers, sparse, refusals, host (tool, Python, prom, cli,
 #               plot, flame and harness tests), flame (the flame graph's
-#               SVG, in chromium too), demo, lint (checkpatch), i386,
+#               SVG, in chromium too), demo, playground, lint (checkpatch), i386,
 #               arm64, package, kunit (debug kernel's KUnit and stress),
 #               faults, chaos.
 #   --jobs N    kernels (and arm64, package, lint) tested side by side,
@@ -287,6 +287,15 @@ build_check() {
 if want_host demo; then
 	[[ ${#KERNELS[@]} -gt 0 ]] && KS_GROUP=${KERNELS[-1]} build_check "${KERNELS[-1]}"
 	counted demo "$LOGS/demo.result" '^(FAIL|demo: )' bash test/demo-test.sh "$LOGS"
+fi
+# The README's second command, ./playground, as a user runs it: a script
+# and a directory carried in, on the busybox and the rootfs guest, and its
+# shell on a pipe. It too builds in out/KVER and the tool in place, so it
+# runs here, before the jobs.
+if want_host playground; then
+	[[ ${#KERNELS[@]} -gt 0 ]] && KS_GROUP=${KERNELS[-1]} build_check "${KERNELS[-1]}"
+	counted playground "$LOGS/playground.result" '^(FAIL|playground: )' \
+		bash test/playground-test.sh "$LOGS"
 fi
 
 # --- jobs, side by side ---------------------------------------------------

@@ -73,6 +73,7 @@ def REFUSALS(arch):
     ("bits out of range", "trace x start kst_target_delay bits 6", "Invalid argument"),
     ("bits not a number", "trace x start kst_target_delay bits three", "Invalid argument"),
     ("missing value", "trace x start kst_target_delay bits", "Invalid argument"),
+    ("a stray word after start's value", "trace x start kst_target_delay extra", "Invalid argument"),
     ("unknown keyword", "trace x start kst_target_delay color red", "Invalid argument"),
     ("keyword twice", "trace x start kst_target_delay bits 2 bits 3", "Invalid argument"),
     ("too many words", "trace x" + " bits 1" * 25 + " q y z", "Invalid argument"),
@@ -166,6 +167,18 @@ def SPELLING_REFUSALS(arch):
     return [
     ("trace rd vfs_read", "Invalid argument",
      "trace rd: 'vfs_read' is not a keyword; did you mean 'start vfs_read'?"),
+    # A stray word after start's value: not a hint to give start again.
+    ("trace rd start vfs_read extra", "Invalid argument",
+     "trace rd: 'extra' is not a keyword; start is given (start vfs_read) and takes one word"),
+    ("trace rd start vfs_read extra key comm", "Invalid argument",
+     "trace rd: 'extra' is not a keyword; start is given (start vfs_read) and takes one word"),
+    ("trace rd key comm extra start vfs_read", "Invalid argument",
+     "trace rd: 'extra' is not a keyword; start is given (start vfs_read) and takes one word"),
+    # The stray word is the one at a keyword's place, not the last word.
+    ("trace rd vfs_read key comm", "Invalid argument",
+     "trace rd: 'vfs_read' is not a keyword; did you mean 'start vfs_read'?"),
+    ("trace rd offcpu comm dd extra", "Invalid argument",
+     "trace rd: 'extra' is not a keyword; an off-CPU trace takes no start, and each keyword one word"),
     ("trace rd start vfs_read gap=off", "Invalid argument",
      "trace rd: 'gap=off': a keyword and its value are two words: 'gap off'"),
     ("trace x start kprobe:sched_wakeup", "No such file or directory",
@@ -1328,6 +1341,7 @@ def check(logpath):
                    "trace x: 'color' is not a keyword (bits, start, end, method, maxactive, "
                    "key, keys, slowest, pid, tgid, comm, cpu, cgroup, match, expire, repeat, if, gap; with offcpu: state, min, max, tasks)",
                    "trace x: too many words (at most 53): 'y' and after",
+                   "trace x: 'extra' is not a keyword; start is given (start kst_target_delay) and takes one word",
                    "trace x: no tracepoint __tracepoint_kst_nosuch in the kernel",
                    ] + (NO_SITE_DMESG if arch == "x86_64" else []):
         r.check(any(reason in l for l in lines if "kstats:" in l), "dmesg reason: %s" % reason)

@@ -6,7 +6,8 @@
 # its own /boot/initrd.img-KVER under QEMU (TCG) on a cached Debian bookworm
 # ext4 image (root=/dev/vda, mounted read-only), run GUEST_SCRIPT as
 # /ks/test.sh and capture the serial console in LOGFILE. Each FILE is copied
-# to /ks/<basename> (a second, per-run ext4 disk, /dev/vdb, mounted on /ks).
+# to /ks/<basename> (a second, per-run ext4 disk, /dev/vdb, mounted on /ks);
+# a FILE that is a directory is copied with everything under it.
 # /tmp is a tmpfs, debugfs and tracefs are mounted; PATH is Debian's.
 #
 # The image is built once from `debootstrap --variant=minbase bookworm`
@@ -29,6 +30,7 @@
 #   KS_QEMU_ARGS (more QEMU arguments, split at spaces, as run-guest.sh's)
 #   KS_CACHE (default /var/cache/kstats)
 #   KS_ROOTFS_PACKAGES (default "bpftrace python3 kmod procps")
+#   KS_CONSOLE=stdio: the console on this terminal too, as run-guest.sh's
 #   KS_ROOTFS_ONLY=1: build (or find) the image, print its path, boot nothing.
 set -euo pipefail
 
@@ -154,7 +156,7 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir "$WORK/ks"
 cp "$GUEST_SCRIPT" "$WORK/ks/test.sh"
 for f in "$@"; do
-	cp -L "$f" "$WORK/ks/$(basename "$f")" || die "cannot read extra file $f"
+	cp -RL "$f" "$WORK/ks/$(basename "$f")" || die "cannot read extra file $f"
 done
 mb=$(($(du -sm "$WORK/ks" | cut -f1) + 16))
 mkfs.ext4 -q -F -d "$WORK/ks" 2>/dev/null "$WORK/ks.img" "${mb}M" || die "mkfs.ext4 (files) failed"
@@ -163,20 +165,35 @@ mkdir -p "$(dirname "$LOGFILE")"
 : >"$LOGFILE"
 start=$(date +%s.%N)
 qemu_rc=0
+# The console: into LOGFILE, or on this terminal too (see run-guest.sh).
+SERIAL=(-monitor none -serial "file:$LOGFILE")
+TIMEOUT=(timeout --kill-after=10)
+if [[ ${KS_CONSOLE:-} == stdio ]]; then
+	# shellcheck disable=SC2054 # commas inside one QEMU option
+	SERIAL=(-chardev "stdio,id=ks0,mux=on,signal=off,logfile=$LOGFILE"
+		-serial chardev:ks0 -mon chardev=ks0,mode=readline)
+	TIMEOUT=(timeout --foreground)
+fi
+qemu() {
+	if [[ ${KS_CONSOLE:-} == stdio ]]; then
+		"$@" 2>"$WORK/qemu.stderr"
+	else
+		"$@" </dev/null >"$WORK/qemu.stderr" 2>&1
+	fi
+}
 # snapshot=on for the root disk: even a guest that remounted it read-write
 # would leave the cached image untouched. thread=single: see run-guest.sh.
 # shellcheck disable=SC2086 # KS_QEMU_ARGS: split at spaces
-timeout --kill-after=10 "${KS_TIMEOUT:-600}" \
+qemu "${TIMEOUT[@]}" "${KS_TIMEOUT:-600}" \
 	qemu-system-x86_64 -accel tcg,thread=single -cpu max \
 	-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
-	-display none -monitor none -no-reboot \
-	-serial "file:$LOGFILE" \
+	-display none -no-reboot \
+	"${SERIAL[@]}" \
 	-kernel "$KERNEL" "${INITRD_ARGS[@]}" \
 	-drive "file=$IMG,if=virtio,format=raw,snapshot=on" \
 	-drive "file=$WORK/ks.img,if=virtio,format=raw" \
 	-append "root=/dev/vda ro init=/ks-init console=ttyS0 panic=-1 loglevel=4 tsc=reliable ${KS_APPEND:-}" \
-	${KS_QEMU_ARGS:-} \
-	</dev/null >"$WORK/qemu.stderr" 2>&1 || qemu_rc=$?
+	${KS_QEMU_ARGS:-} || qemu_rc=$?
 elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 [[ -s $WORK/qemu.stderr ]] && sed 's/^/rootfs: qemu: /' "$WORK/qemu.stderr" >&2
 sed -i 's/\r$//' "$LOGFILE"

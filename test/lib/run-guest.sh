@@ -5,7 +5,8 @@
 # hosts cannot run stock kernels) with a throw-away busybox initramfs, run
 # GUEST_SCRIPT inside it as /test.sh and capture the serial console (kernel
 # printk + test output) in LOGFILE.  Each FILE is copied to /modules/<basename>
-# in the guest (.ko files, helper programs, data).
+# in the guest (.ko files, helper programs, data); a FILE that is a directory
+# is copied with everything under it.
 #
 # Exit codes:
 #   0  pass: "KSTATS-GUEST-END rc=0" seen and no kernel report on the console
@@ -25,6 +26,9 @@
 #     instruction-counting plugin of bench/insn.sh: -plugin PATH,out=FILE)
 #   KS_KERNEL (image to boot instead of /boot/vmlinuz-KVER)
 #   KS_EXTRA_ROOT (a directory copied over the initramfs root)
+#   KS_CONSOLE=stdio: the console on this terminal too, both ways (stdin
+#     and stdout; LOGFILE still gets a copy), for an interactive shell that
+#     GUEST_SCRIPT starts on it (./playground); Ctrl-A X quits QEMU
 #   KS_ARCH (x86_64 or arm64; default x86_64). arm64 boots
 #     qemu-system-aarch64 -M virt with the console on ttyAMA0; KS_KERNEL
 #     and KS_BUSYBOX then name arm64 files (see test/lib/arm64.sh).
@@ -101,8 +105,9 @@ fi
 cp "$GUEST_SCRIPT" "$ROOT/test.sh"
 chmod 755 "$ROOT/test.sh"
 for f in "$@"; do
-	# -L: copy the target of symlinks (e.g. build outputs linked elsewhere).
-	cp -L "$f" "$ROOT/modules/$(basename "$f")"
+	# -L: copy the target of symlinks (e.g. build outputs linked elsewhere);
+	# -R: a directory with what it holds.
+	cp -RL "$f" "$ROOT/modules/$(basename "$f")"
 done
 
 # /init runs as PID 1 with the console on fds 0-2.  It must never exit
@@ -168,6 +173,25 @@ ks_report_before_start() {
 }
 
 read -r -a QEMU_ARGS <<<"${KS_QEMU_ARGS:-}"
+# The console: into LOGFILE, or (KS_CONSOLE=stdio) on this terminal with a
+# copy in LOGFILE, QEMU's monitor behind Ctrl-A C, Ctrl-C for the guest.
+# timeout --foreground lets QEMU read the terminal.
+SERIAL=(-monitor none -serial "file:$LOGFILE")
+TIMEOUT=(timeout --kill-after=10)
+if [[ ${KS_CONSOLE:-} == stdio ]]; then
+	# shellcheck disable=SC2054 # commas inside one QEMU option
+	SERIAL=(-chardev "stdio,id=ks0,mux=on,signal=off,logfile=$LOGFILE"
+		-serial chardev:ks0 -mon chardev=ks0,mode=readline)
+	TIMEOUT=(timeout --foreground)
+fi
+# qemu ARGS...: QEMU with stdin and stdout on /dev/null, or on the terminal.
+qemu() {
+	if [[ ${KS_CONSOLE:-} == stdio ]]; then
+		"$@" 2>"$QEMU_ERR"
+	else
+		"$@" </dev/null >"$QEMU_ERR" 2>&1
+	fi
+}
 
 boot() {
 	mkdir -p "$(dirname "$LOGFILE")"
@@ -186,15 +210,14 @@ boot() {
 	# with no kstats loaded, by toggling tracefs' raw_syscalls and
 	# sched_switch events while other tasks make syscalls; single-threaded
 	# TCG ran the same loop clean.
-	timeout --kill-after=10 "${KS_TIMEOUT:-300}" \
+	qemu "${TIMEOUT[@]}" "${KS_TIMEOUT:-300}" \
 		"$QEMU" "${MACHINE[@]}" -accel "${KS_ACCEL:-tcg,thread=single}" -cpu "${KS_CPU:-max}" \
 		-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
-		-display none -monitor none -no-reboot \
-		-serial "file:$LOGFILE" \
+		-display none -no-reboot \
+		"${SERIAL[@]}" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
 		-append "$CONSOLE panic=-1 loglevel=7 ${KS_APPEND:-}" \
-		"${QEMU_ARGS[@]}" \
-		</dev/null >"$QEMU_ERR" 2>&1 || qemu_rc=$?
+		"${QEMU_ARGS[@]}" || qemu_rc=$?
 	end=$(date +%s.%N)
 	elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 

@@ -1,0 +1,125 @@
+#!/bin/bash
+# ./playground as a user runs it, three boots (one at a time):
+# - the busybox guest with a SCRIPT and a carried-in directory (--dir):
+#   the script lists the directory's files under /work, finds kstats on
+#   PATH and /dev/nullb0, traces kst_target_delay while `target` makes
+#   exactly 200 calls and prints the trace's samples, traces vfs_read
+#   through the kstats tool while dd reads nullb0, and exits 3: the
+#   playground prints the script's lines only and exits 3;
+# - the Debian rootfs guest (--rootfs) with a script: import kstats in
+#   python3 reads a trace's samples, bpftrace is there, and the same
+#   carried-in directory;
+# - the busybox guest with no SCRIPT, its console on a pipe: once the
+#   shell's prompt shows, commands typed, then poweroff; exit 0.
+# Prints "playground: N passed, M failed". Usage: test/playground-test.sh [LOGDIR]
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+logs=${1:-$TOP/out/logs}
+mkdir -p "$logs"
+p=0 f=0
+ok() { # STATUS WHAT [DETAIL]
+	if [[ $1 == 0 ]]; then p=$((p + 1)); else f=$((f + 1)); echo "FAIL playground: $2${3:+ ($3)}"; fi
+}
+has() { # FILE WHAT GREP-E-PATTERN
+	grep -Eq -- "$3" "$1"
+	ok $? "$2" "no /$3/ in $1"
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The directory carried in: two files, one in a subdirectory.
+mkdir -p "$work/pgdata/sub"
+echo "hello from the host" >"$work/pgdata/hello.txt"
+echo 42 >"$work/pgdata/sub/answer"
+
+# 1. busybox, SCRIPT.
+cat >"$work/script.sh" <<'EOF'
+echo "files: $(cd /work/pgdata && find . -type f | sort | tr '\n' ' ')"
+echo "content: $(cat /work/pgdata/hello.txt)"
+echo "kstats at $(command -v kstats)"
+[ -b /dev/nullb0 ] && echo "nullb0 is a block device"
+echo trace t start kst_target_delay > /sys/kernel/debug/kstats/_control
+target delay 20 200
+echo "t samples $(awk '/^# samples/ {print $3}' /sys/kernel/debug/kstats/t)"
+kstats trace rd start vfs_read comm dd
+dd if=/dev/nullb0 of=/dev/null bs=4k count=300 2>/dev/null
+kstats show rd | head -1
+exit 3
+EOF
+out=$logs/playground-script.out
+err=$logs/playground-script.err
+"$TOP/playground" --dir "$work/pgdata" "$work/script.sh" >"$out" 2>"$err"
+rc=$?
+[[ $rc == 3 ]]
+ok $? "busybox: the playground exits with the script's status 3" "rc $rc, see $err"
+has "$out" "busybox: the carried directory's files under /work" '^files: \./hello\.txt \./sub/answer $'
+has "$out" "busybox: a carried file's content" '^content: hello from the host$'
+has "$out" "busybox: kstats on PATH" '^kstats at /.*/kstats$'
+has "$out" "busybox: /dev/nullb0" '^nullb0 is a block device$'
+has "$out" "busybox: the test target's 200 calls, traced" '^t samples 200$'
+has "$out" "busybox: the tool's trace of dd's reads of nullb0" '^rd: [1-9][0-9]* samples?, missed 0'
+! grep -Eq '^\[ *[0-9.]+\]|KSTATS-GUEST|PLAYGROUND-' "$out"
+ok $? "busybox: only the script's lines on stdout" "see $out"
+
+# 2. the Debian rootfs, SCRIPT.
+cat >"$work/script-rootfs.sh" <<'EOF'
+#!/bin/bash
+echo "files: $(cd /work/pgdata && find . -type f | sort | tr '\n' ' ')"
+echo "kstats at $(command -v kstats)"
+[ -b /dev/nullb0 ] && echo "nullb0 is a block device"
+command -v bpftrace >/dev/null && echo "bpftrace is here"
+kstats trace t start kst_target_delay
+target delay 20 150
+python3 -c 'import kstats; print("python t samples", kstats.metric("t").summary().samples)'
+EOF
+out=$logs/playground-rootfs.out
+err=$logs/playground-rootfs.err
+"$TOP/playground" --rootfs --dir "$work/pgdata" "$work/script-rootfs.sh" >"$out" 2>"$err"
+rc=$?
+[[ $rc == 0 ]]
+ok $? "rootfs: the script runs and exits 0" "rc $rc, see $err"
+has "$out" "rootfs: the carried directory's files under /work" '^files: \./hello\.txt \./sub/answer $'
+has "$out" "rootfs: kstats on PATH" '^kstats at /.*/kstats$'
+has "$out" "rootfs: /dev/nullb0 (null_blk by modprobe)" '^nullb0 is a block device$'
+has "$out" "rootfs: bpftrace" '^bpftrace is here$'
+has "$out" "rootfs: import kstats reads the trace's 150 samples" '^python t samples 150$'
+
+# 3. busybox, interactive: the console on a pipe. Commands go in once the
+# prompt shows, poweroff once they have answered.
+out=$logs/playground-shell.out
+fifo=$work/console
+mkfifo "$fifo"
+"$TOP/playground" --dir "$work/pgdata" <"$fifo" >"$out" 2>&1 &
+pid=$!
+exec 3>"$fifo"
+wait_for() { # PATTERN SECONDS
+	local i
+	for ((i = 0; i < $2; i++)); do
+		grep -aq -- "$1" "$out" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 1
+	done
+	return 1
+}
+wait_for 'playground:/work# ' 300
+ok $? "shell: a prompt on the console" "see $out"
+# shellcheck disable=SC2016 # expanded by the guest's shell
+echo 'find /work/pgdata -type f; kstats list | head -1; echo "shell says $((6 * 7))"' >&3
+wait_for 'shell says 42' 60
+ok $? "shell: typed commands run" "see $out"
+echo poweroff >&3
+for ((i = 0; i < 60; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+if kill -0 "$pid" 2>/dev/null; then
+	kill "$pid"
+	ok 1 "shell: poweroff ends the playground"
+fi
+wait "$pid"
+rc=$?
+exec 3>&-
+[[ $rc == 0 ]]
+ok $? "shell: exit status 0 after poweroff" "rc $rc"
+has "$out" "shell: the carried directory" '/work/pgdata/sub/answer'
+has "$out" "shell: how to leave is printed" 'Leave with poweroff .*Ctrl-A X'
+has "$out" "shell: kstats list's header" 'NAME +SAMPLES'
+
+echo "playground: $p passed, $f failed"
+[[ $f == 0 ]]
