@@ -12,6 +12,10 @@
 #                kernel has it, else kretprobe)
 #   nogap        the default trace with "gap off" (no GAP-NAME)
 #   keycomm      the default trace with "key comm" (rows by comm)
+#   keycgroup    the default trace with "key cgroup" (rows by cgroup)
+#   commfilter   the default trace with "comm insn_getpid" (a task filter)
+#   cgroupfilter the default trace with "cgroup /" (every task passes the
+#                descendant test, the filter's whole cost)
 #   kretprobe    the same with method kretprobe
 #   kprobe       a pair: __x64_sys_getpid to __task_pid_nr_ns
 #   tracepoint   a pair: raw_syscalls sys_enter to sys_exit
@@ -27,7 +31,7 @@
 # keyed by tid and hist(), as a bpftrace user writes them; per pair, what
 # each adds over the untraced windows of that boot and kstats / bpftrace.
 # KS_INSN_METHODS limits the configurations of the first boot (default:
-# all five); KS_INSN_PEERS=0 skips the second; test/insn-guard.sh runs
+# all of them); KS_INSN_PEERS=0 skips the second; test/insn-guard.sh runs
 # the default one alone.
 # Kernels: the reference kernels, or the KVERs named, which may be a
 # newer suite's (test/lib/suites.sh: built in its chroot, its stock
@@ -39,7 +43,7 @@ set -euo pipefail
 N=${KS_BENCH_N:-100000}
 # Counts repeat closely: 4 windows give a median and a spread.
 ROUNDS=${KS_BENCH_ROUNDS:-4}
-METHODS=${KS_INSN_METHODS:-default nogap keycomm kretprobe kprobe tracepoint}
+METHODS=${KS_INSN_METHODS:-default nogap keycomm keycgroup commfilter cgroupfilter kretprobe kprobe tracepoint}
 ks_bench_kernels "$@"
 PLUGIN=$(bash bench/insn/build-plugin.sh)
 for k in "${KERNELS[@]}"; do
@@ -62,7 +66,7 @@ echo "remove probe" > \$C
 floors=""
 for m in $METHODS; do
 	case \$m in
-	default|nogap|keycomm) f=\$D ;;
+	default|nogap|keycomm|keycgroup|commfilter|cgroupfilter) f=\$D ;;
 	*) f=\$m ;;
 	esac
 	case " \$floors " in *" \$f "*) ;; *) floors="\$floors \$f" ;; esac
@@ -78,6 +82,9 @@ for r in \$(seq 1 $ROUNDS); do
 		default) tr="start \$F" ;;
 		nogap) tr="start \$F gap off" ;;
 		keycomm) tr="start \$F key comm" ;;
+		keycgroup) tr="start \$F key cgroup" ;;
+		commfilter) tr="start \$F comm insn_getpid" ;;
+		cgroupfilter) tr="start \$F cgroup /" ;;
 		kretprobe) tr="start \$F method kretprobe" ;;
 		kprobe) tr="start \$F end \$E" ;;
 		tracepoint) tr="start __tracepoint_sys_enter end __tracepoint_sys_exit" ;;
@@ -142,10 +149,12 @@ figure("untraced", un)
 print("untraced: %.1f insn/event (windows: %s)" % (base, " ".join("%.1f" % x for x in un)))
 print("| %s | method | traced | floor | kstats' own | own, windows min..max |" % k)
 print("|---|---|---|---|---|---|")
-for m in ("default", "nogap", "keycomm", "kretprobe", "kprobe", "tracepoint"):
+for m in ("default", "nogap", "keycomm", "keycgroup", "commfilter", "cgroupfilter",
+          "kretprobe", "kprobe", "tracepoint"):
     if m not in w:
         continue
-    fm = default if m in ("default", "nogap", "keycomm") else m
+    fm = default if m in ("default", "nogap", "keycomm", "keycgroup", "commfilter",
+                          "cgroupfilter") else m
     traced = [x - base for x in w[m]]
     fl = w.get("floor-" + fm)
     t = figure(m + ".traced", traced)

@@ -81,7 +81,7 @@ want_kernel() {
 }
 # What a kernel's job checks, besides its build.
 KERNEL_AREAS=(layers sparse refusals basic trace engine keys offcpu cgroup counts hotplug fuzz lockdown tool
-	pyguest peer bio debugfs insn)
+	pyguest peer bio debugfs insn playground)
 
 LOGS=$TOP/out/logs
 mkdir -p "$LOGS"
@@ -290,13 +290,14 @@ if want_host demo; then
 fi
 # The README's second command, ./playground, as a user runs it: a script
 # and a directory carried in, on the busybox and the rootfs guest, and its
-# shell on a pipe. It too builds in out/KVER and the tool in place, so it
-# runs here, before the jobs.
-if want_host playground; then
-	[[ ${#KERNELS[@]} -gt 0 ]] && KS_GROUP=${KERNELS[-1]} build_check "${KERNELS[-1]}"
+# shell on a pipe. It builds in out/KVER (incrementally: nothing is left
+# to rebuild) and uses the tool built above, so it runs at the end of the
+# newest kernel's job, beside the others (playground_check).
+playground_check() {
+	[[ $1 == "${KERNELS[-1]}" ]] && want_host playground || return 0
 	counted playground "$LOGS/playground.result" '^(FAIL|playground: )' \
 		bash test/playground-test.sh "$LOGS"
-fi
+}
 
 # --- jobs, side by side ---------------------------------------------------
 
@@ -339,6 +340,7 @@ kernel_job() {
 		run "$k: kstats' own instructions per event (default trace, QEMU plugin count) within 5 % of bench/results/insn-baseline.txt" \
 			env KS_BENCH_BUILT=1 bash test/insn-guard.sh "$k"
 	fi
+	playground_check "$k"
 	return 0
 }
 
