@@ -326,5 +326,65 @@ result=$(grep -o '<text id="testresult">[^<]*' "$T/dom" | sed 's/.*>//')
 echo "click: ${result:-no result (chromium: $(tail -1 "$T/chrome.log"))}"
 # 22 frames: the root (a parent) and kworker's 10 stay; [other] and dd's 10 hide.
 ok test "$result" = "zoomed=1180.00 hidden=11 unzoom=shown search=99.58 matched=Matched: 99.6% unzoomed=73.44"
+
+# probe SVG OUT JS: OUT is SVG with JS run on load (after the page's own
+# init), its result r[] and any uncaught error written to #testresult.
+probe() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+test = '''<script type="text/ecmascript"><![CDATA[
+var errors = [];
+window.addEventListener('error', function (e) { errors.push(e.message); });
+window.addEventListener('load', function () {
+	var r = [];
+	try { ''' + sys.argv[3] + ''' } catch (e) { errors.push(String(e)); }
+	r.push('errors=' + errors.length + (errors.length ? ':' + errors.join('|') : ''));
+	var o = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+	o.setAttribute('id', 'testresult');
+	o.textContent = r.join(' ');
+	document.documentElement.appendChild(o);
+});
+]]></script>
+'''
+open(sys.argv[2], 'w').write(s.replace('</svg>\n', test + '</svg>\n'))
+PY
+}
+# run URL: the #testresult of URL in chromium.
+run() {
+	"${CHROME[@]}" --dump-dom "$1" >"$T/dom" 2>"$T/chrome.log"
+	grep -o '<text id="testresult">[^<]*' "$T/dom" | sed 's/.*>//'
+}
+# ?s=TERM on opening: a term searches; an empty one does not (nothing
+# marked, no "Matched"); a malformed escape is ignored, without an error.
+probe "$T/offcpu.svg" "$T/url.svg" "r.push('matched=[' + document.getElementById('matched').textContent + ']');
+	r.push('marked=' + document.querySelectorAll('#frames > g.match').length);"
+for q in 's=sched%75le' 's=' 's=%E0%A4%A'; do
+	result=$(run "file://$T/url.svg?$q")
+	echo "?$q: ${result:-no result (chromium: $(tail -1 "$T/chrome.log"))}"
+	case $q in
+	s=sched*) ok test "$result" = "matched=[Matched: 99.6%] marked=4 errors=0" ;;
+	*) ok test "$result" = "matched=[ ] marked=0 errors=0" ;;
+	esac
+done
+# An empty term given to search() clears a search.
+probe "$T/offcpu.svg" "$T/clear.svg" "search('schedule'); r.push('search=' + search(''));
+	r.push('matched=[' + document.getElementById('matched').textContent + ']');
+	r.push('marked=' + document.querySelectorAll('#frames > g.match').length);"
+result=$(run "file://$T/clear.svg")
+echo "clear: ${result:-no result (chromium: $(tail -1 "$T/chrome.log"))}"
+ok test "$result" = "search=null matched=[ ] marked=0 errors=0"
+# "No stacks": Search, Ctrl-F, F3, Escape, ?s= and search() do nothing
+# and throw nothing.
+"$KSTATS" flame --svg --folded /dev/null >"$T/empty.svg"
+probe "$T/empty.svg" "$T/empty-probe.svg" "r.push('search=' + search('x'));
+	document.getElementById('search').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+	window.dispatchEvent(new KeyboardEvent('keydown', { keyCode: 70, ctrlKey: true }));
+	window.dispatchEvent(new KeyboardEvent('keydown', { keyCode: 114 }));
+	window.dispatchEvent(new KeyboardEvent('keydown', { keyCode: 27 }));
+	r.push('matched=[' + document.getElementById('matched').textContent + ']');"
+result=$(run "file://$T/empty-probe.svg?s=x")
+echo "empty: ${result:-no result (chromium: $(tail -1 "$T/chrome.log"))}"
+ok test "$result" = "search=null matched=[ ] errors=0"
 echo "flame: $PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

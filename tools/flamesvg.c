@@ -151,7 +151,7 @@ static int build_tree(struct fline *lines, size_t n, struct fnode **nodes,
 
 		if (t[0].value > UINT64_MAX - lines[i].value) {
 			free(path);
-			return fail(err, errlen, "the values add up past 2^64");
+			return fail(err, errlen, "the values add up to 2^64 or more");
 		}
 		t[0].value += lines[i].value;
 		for (;;) {
@@ -421,7 +421,9 @@ static const char script[] =
 "\t}\n"
 "\twhile (stack.length) frames[stack.pop()].end = frames.length - 1;\n"
 "\tvar q = /[?&]s=([^&]*)/.exec(window.location.search);\n"
-"\tif (q) search(decodeURIComponent(q[1]));\n"
+"\t/* ?s=TERM searches; an empty or malformed TERM is ignored. */\n"
+"\tif (q) { try { q = decodeURIComponent(q[1]); } catch (e) { q = ''; } }\n"
+"\tif (q) search(q);\n"
 "}\n"
 "function frameof(e) {\n"
 "\tfor (; e && e.parentNode; e = e.parentNode)\n"
@@ -441,7 +443,9 @@ static const char script[] =
 "\tfit(f, w);\n"
 "}\n"
 "function zoom(z) {\n"
-"\tvar full = frames[0].fw, ratio = full / z.fw, i, f;\n"
+"\tvar full, ratio, i, f;\n"
+"\tif (!frames.length) return;\n"
+"\tfull = frames[0].fw; ratio = full / z.fw;\n"
 "\tzoomed = z;\n"
 "\tunzoombtn.classList.remove('hide');\n"
 "\tfor (i = 0; i < frames.length; i++) {\n"
@@ -476,9 +480,12 @@ static const char script[] =
 "\tmatchedtxt.nodeValue = ' ';\n"
 "}\n"
 "/* Highlight the frames matching @term (a regular expression); returns\n"
-"   their share of the whole, each subtree counted once. */\n"
+"   their share of the whole, each subtree counted once. An empty term\n"
+"   clears the search; with no frames (\"No stacks\") it does nothing. */\n"
 "function search(term) {\n"
 "\tvar re, i, f, end = -1, w = 0, pct;\n"
+"\tif (!frames.length) return null;\n"
+"\tif (term === '') { resetsearch(); return null; }\n"
 "\ttry { re = new RegExp(term, ignorecase ? 'i' : ''); } catch (e) { return null; }\n"
 "\tresetsearch();\n"
 "\tcurrentsearch = term;\n"
@@ -497,6 +504,7 @@ static const char script[] =
 "}\n"
 "function searchprompt() {\n"
 "\tvar term;\n"
+"\tif (!frames.length) return;\n"
 "\tif (currentsearch !== null) { resetsearch(); return; }\n"
 "\tterm = window.prompt('Search for (a regular expression)' +\n"
 "\t\t(ignorecase ? ', ignoring case' : '') + ':', '');\n"

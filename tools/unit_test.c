@@ -899,6 +899,11 @@ static void test_flame_svg(void)
 	CAPTURE(out, n = ks_flame_svg(f, "", &o, err, sizeof(err)));
 	EQ_U64(n, 0);
 	CHECK(strstr(out, "No stacks") && strstr(out, "</svg>"), "empty: %s", out);
+	/* No frames: search, its prompt and zoom return before frames[0]. */
+	EQ_U64(count_str(out, "if (!frames.length) return"), 3);
+	/* An empty ?s= term clears the search; a malformed one is caught. */
+	CHECK(strstr(out, "if (term === '') { resetsearch(); return null; }") &&
+	      strstr(out, "try { q = decodeURIComponent(q[1]); } catch (e)"), "?s=: %s", out);
 	free(out);
 
 	/* Off the format: refused, with the line. */
@@ -915,7 +920,7 @@ static void test_flame_svg(void)
 	out = NULL;
 	CAPTURE(out, n = ks_flame_svg(f, "a 18446744073709551615\nb 1\n", &o, err, sizeof(err)));
 	EQ_U64(n, -1);
-	EQ_STR(err, "the values add up past 2^64");
+	EQ_STR(err, "the values add up to 2^64 or more");
 	free(out);
 }
 
@@ -1484,7 +1489,7 @@ static void test_cli(void)
 	static const char *const names[] = {
 		"read", "GAP-read", "KEY-read", "KEY-nokey", "nokey", "_control"
 	};
-	char *out, *self = realpath("/proc/self/exe", NULL), *slash;
+	char cmd[8192], *out, *self = realpath("/proc/self/exe", NULL), *slash;
 	size_t i;
 	int rc;
 
@@ -1673,6 +1678,48 @@ static void test_cli(void)
 	free(out);
 	rc = run_kstats("flame --svg --folded /nonexistent", &out);
 	EQ_U64(rc, 66);
+	CHECK(strstr(out, "flame --folded /nonexistent: ") != NULL, "--folded /nonexistent: %s", out);
+	free(out);
+	/* A directory: a read error, 74. */
+	rc = run_kstats("flame --svg --folded /", &out);
+	EQ_U64(rc, 74);
+	free(out);
+	/* Values that reach 2^64: 65. All-zero values: "No stacks", 0,
+	   with the default heading naming the file. */
+	{
+		char fpath[4096];
+		FILE *ff;
+
+		snprintf(cmd, sizeof(cmd), "flame --svg --folded - < '%s/ovf.folded'", keyroot);
+		snprintf(fpath, sizeof(fpath), "%s/ovf.folded", keyroot);
+		ff = fopen(fpath, "w");
+		CHECK(ff != NULL, "%s", fpath);
+		if (ff) {
+			fputs("a 18446744073709551615\nb 1\n", ff);
+			fclose(ff);
+			rc = run_kstats(cmd, &out);
+			EQ_U64(rc, 65);
+			CHECK(strstr(out, "standard input: the values add up to 2^64 or more") != NULL,
+			      "--folded 2^64: %s", out);
+			free(out);
+		}
+		ff = fopen(fpath, "w");
+		if (ff) {
+			fputs("a;b 0\nc 0\n", ff);
+			fclose(ff);
+			snprintf(cmd, sizeof(cmd), "flame --svg --folded '%s'", fpath);
+			rc = run_kstats(cmd, &out);
+			EQ_U64(rc, 0);
+			CHECK(strstr(out, "No stacks") != NULL, "--folded all zero: %s", out);
+			CHECK(strstr(out, "<title>Flame Graph: ") != NULL && strstr(out, "ovf.folded</title>"),
+			      "--folded heading: %s", out);
+			free(out);
+		}
+		unlink(fpath);
+	}
+	rc = run_kstats("flame --svg --folded - < /dev/null", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "<title>Flame Graph: standard input</title>") != NULL, "--folded -: %s", out);
 	free(out);
 	rc = run_kstats("flame read --svg --width 10", &out);
 	EQ_U64(rc, 64);
