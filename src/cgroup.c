@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cgroup v2 for filters and keys, in process context: a filter's cgroup
- * from the path written on the trace line, held while the trace lives;
+ * from the path written on the trace line, held while the trace lives
+ * and followed to a new directory of that path when its service restarts;
  * a key's cgroup id back to its path when KEY-NAME is read. Handlers only
  * read a task's cgroup (cgroup.h): no path is looked up in a handler,
  * where kernfs' locks cannot be taken (NMI, a lock's own probes).
@@ -17,6 +18,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tracepoint.h>
 
 #include "cgroup.h"
 
@@ -51,25 +53,51 @@ static const char *ks_cgroup_relative(const char *path, char *buf,
 	return rel;
 }
 
+/*
+ * A directory made in the filter's hierarchy: when it has the filter's
+ * path, the one the filter held was removed (cgroup v2 renames nothing),
+ * so a service restarted: follow it. Called under cgroup_mutex, which
+ * serializes the swaps; a handler that loaded the old cgroup is safe
+ * until its grace period ends, after which the cgroup core frees it
+ * (css_free_rwork_fn, queued by queue_rcu_work()).
+ */
+static void ks_cgroup_mkdir(void *data, struct cgroup *cgrp, const char *path)
+{
+	struct ks_cgroup_filter *cf = data;
+	struct cgroup *old;
+
+	if (cgrp->root != cf->root || strcmp(path, cf->path))
+		return;
+	cgroup_get(cgrp);
+	old = rcu_replace_pointer(cf->cgrp, cgrp, true);
+	cgroup_put(old);
+}
+
 /**
- * ks_cgroup_get() - the cgroup v2 directory a "cgroup PATH" filter names
+ * ks_cgroup_filter_get() - the cgroup v2 directory a "cgroup PATH" names
  * @path: as written under the cgroup2 mount (/system.slice), or the full
  *        path of a directory on a mounted cgroup2 (/sys/fs/cgroup/...)
- * @cgrp: set to the cgroup, with a reference: ks_cgroup_put() drops it
+ * @mkdir_tp: the cgroup_mkdir tracepoint, or NULL where there is none
+ * @cf: set to the filter, holding the cgroup and following a directory
+ *      of its path made after it is removed; ks_cgroup_filter_put() ends it
  * @why: set to a one-line reason on failure, naming the word
  * @size: of @why
  *
  * Context: process context, as the writer of the trace line; may sleep.
  * Return: 0; -ENOENT for no such cgroup (on a system with cgroup v1 only
  * the v2 hierarchy has its root alone); -ENOTDIR for a file of it;
- * -EOPNOTSUPP for a directory of a cgroup v1 mount; -ENOMEM.
+ * -EOPNOTSUPP for a directory of a cgroup v1 mount, or no tracepoint to
+ * follow it by; tracepoint_probe_register()'s error; -ENOMEM.
  */
-int ks_cgroup_get(const char *path, struct cgroup **cgrp, char *why,
-		  size_t size)
+int ks_cgroup_filter_get(const char *path, struct tracepoint *mkdir_tp,
+			 struct ks_cgroup_filter **cf, char *why, size_t size)
 {
 	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	struct ks_cgroup_filter *f = NULL;
 	const char *rel;
 	struct cgroup *c;
+	size_t len;
+	int err;
 
 	if (!buf)
 		return -ENOMEM;
@@ -79,8 +107,8 @@ int ks_cgroup_get(const char *path, struct cgroup **cgrp, char *why,
 		return PTR_ERR(rel);
 	}
 	c = cgroup_get_from_path(rel);
-	kfree(buf);
 	if (IS_ERR(c)) {
+		kfree(buf);
 		if (PTR_ERR(c) == -ENOTDIR)
 			snprintf(why, size, "cgroup %s is a file, not a cgroup", path);
 		else
@@ -89,29 +117,69 @@ int ks_cgroup_get(const char *path, struct cgroup **cgrp, char *why,
 				 path);
 		return PTR_ERR(c);
 	}
-	*cgrp = c;
+	err = -EOPNOTSUPP;
+	if (!mkdir_tp) {
+		snprintf(why, size,
+			 "cgroup %s: no cgroup_mkdir tracepoint to follow it when its service restarts",
+			 path);
+		goto fail;
+	}
+	err = cgroup_path(c, buf, PATH_MAX);
+	if (err < 0) {
+		snprintf(why, size, "cgroup %s: its path is too long", path);
+		goto fail;
+	}
+	err = -ENOMEM;
+	len = strlen(buf) + 1;
+	f = kzalloc(struct_size(f, path, len), GFP_KERNEL);
+	if (!f)
+		goto fail;
+	strscpy(f->path, buf, len);
+	f->root = c->root;
+	RCU_INIT_POINTER(f->cgrp, c);
+	err = tracepoint_probe_register(mkdir_tp, ks_cgroup_mkdir, f);
+	if (err) {
+		snprintf(why, size,
+			 "cgroup %s: the cgroup_mkdir tracepoint cannot be probed (%d)",
+			 path, err);
+		goto fail;
+	}
+	f->mkdir_tp = mkdir_tp;
+	kfree(buf);
+	*cf = f;
 	return 0;
+fail:
+	kfree(f);
+	kfree(buf);
+	cgroup_put(c);
+	return err;
 }
 
 /**
- * ks_cgroup_put() - drop what ks_cgroup_get() took
- * @cgrp: the cgroup, or NULL
+ * ks_cgroup_filter_put() - stop following, and drop the cgroup
+ * @cf: from ks_cgroup_filter_get(), or NULL; no handler uses it
+ *
+ * Context: process context; may sleep.
  */
-void ks_cgroup_put(struct cgroup *cgrp)
+void ks_cgroup_filter_put(struct ks_cgroup_filter *cf)
 {
-	if (cgrp)
-		cgroup_put(cgrp);
+	if (!cf)
+		return;
+	tracepoint_probe_unregister(cf->mkdir_tp, ks_cgroup_mkdir, cf);
+	tracepoint_synchronize_unregister();
+	cgroup_put(rcu_dereference_protected(cf->cgrp, true));
+	kfree(cf);
 }
 #else
-int ks_cgroup_get(const char *path, struct cgroup **cgrp, char *why,
-		  size_t size)
+int ks_cgroup_filter_get(const char *path, struct tracepoint *mkdir_tp,
+			 struct ks_cgroup_filter **cf, char *why, size_t size)
 {
 	snprintf(why, size, "cgroup %s: this kernel has no cgroups (CONFIG_CGROUPS)",
 		 path);
 	return -EOPNOTSUPP;
 }
 
-void ks_cgroup_put(struct cgroup *cgrp)
+void ks_cgroup_filter_put(struct ks_cgroup_filter *cf)
 {
 }
 #endif

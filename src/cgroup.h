@@ -12,9 +12,25 @@
 #include <linux/types.h>
 
 struct seq_file;
+struct tracepoint;
 
 /* Longest cgroup word: a path under the cgroup2 mount, or a full path. */
 #define KS_CGROUP_PATH_MAX	256
+
+/**
+ * struct ks_cgroup_filter - the cgroup a "cgroup PATH" filter admits
+ * @cgrp: the directory, held; once it is removed and a directory of the
+ *        same path is made (a service restarted), that one
+ * @root: the hierarchy @cgrp is in, the default (v2) one
+ * @mkdir_tp: the tracepoint that tells of a new directory
+ * @path: @cgrp's path from the cgroup2 root, as cgroup_path() gives it
+ */
+struct ks_cgroup_filter {
+	struct cgroup __rcu *cgrp;
+	struct cgroup_root *root;
+	struct tracepoint *mkdir_tp;
+	char path[];
+};
 
 #ifdef CONFIG_CGROUPS
 /*
@@ -33,11 +49,15 @@ static __always_inline u64 ks_task_cgroup_id(const struct task_struct *p)
 	return cgroup_id(ks_task_cgroup(p));
 }
 
-/* Whether @p is in @cgrp or below it: ancestors[] compared, no lock. */
+/*
+ * Whether @p is in the filter's cgroup or below it: ancestors[] compared,
+ * no lock. A cgroup the filter let go is freed after a grace period.
+ */
 static __always_inline bool ks_task_in_cgroup(const struct task_struct *p,
-					      struct cgroup *cgrp)
+					      struct ks_cgroup_filter *cf)
 {
-	return cgroup_is_descendant(ks_task_cgroup(p), cgrp);
+	return cgroup_is_descendant(ks_task_cgroup(p),
+				    rcu_dereference_sched(cf->cgrp));
 }
 #else
 static __always_inline u64 ks_task_cgroup_id(const struct task_struct *p)
@@ -46,7 +66,7 @@ static __always_inline u64 ks_task_cgroup_id(const struct task_struct *p)
 }
 
 static __always_inline bool ks_task_in_cgroup(const struct task_struct *p,
-					      struct cgroup *cgrp)
+					      struct ks_cgroup_filter *cf)
 {
 	return true;
 }
@@ -54,9 +74,9 @@ static __always_inline bool ks_task_in_cgroup(const struct task_struct *p,
 
 struct ks_cgroup_names;
 
-int ks_cgroup_get(const char *path, struct cgroup **cgrp, char *why,
-		  size_t size);
-void ks_cgroup_put(struct cgroup *cgrp);
+int ks_cgroup_filter_get(const char *path, struct tracepoint *mkdir_tp,
+			 struct ks_cgroup_filter **cf, char *why, size_t size);
+void ks_cgroup_filter_put(struct ks_cgroup_filter *cf);
 struct ks_cgroup_names *ks_cgroup_names_alloc(void);
 void ks_cgroup_names_free(struct ks_cgroup_names *names);
 void ks_cgroup_show(struct seq_file *m, struct ks_cgroup_names *names,

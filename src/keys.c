@@ -456,11 +456,11 @@ static noinline int notrace ks_row_build(struct ks_keys *k, u32 start_stack,
 
 /*
  * The fast path of a trace keyed by one part of the task or CPU (comm,
- * pid, tgid, cpu; k->one_part): the part read where it lies and compared
- * with the key of the row this CPU found last, no row key built. That
- * key holds only this part (the rest is 0), so equal is the same row;
- * a comm equal word for word is the same string, zero-padded. Else -1:
- * ks_row_build() builds the key and finds the row (a comm with stale
+ * pid, tgid, cpu, cgroup; k->one_part): the part read where it lies and
+ * compared with the key of the row this CPU found last, no row key built.
+ * That key holds only this part (the rest is 0), so equal is the same
+ * row; a comm equal word for word is the same string, zero-padded. Else
+ * -1: ks_row_build() builds the key and finds the row (a comm with stale
  * bytes past its NUL always takes that way). As in ks_row_find(), a
  * racing handler's entry in last_row only costs that way.
  */
@@ -491,6 +491,8 @@ static __always_inline int ks_row_last(struct ks_keys *k,
 		return rk->tgid == p->tgid ? last - 1 : -1;
 	case KS_KEY_CPU:
 		return rk->cpu == raw_smp_processor_id() ? last - 1 : -1;
+	case KS_KEY_CGROUP:
+		return rk->cgroup == ks_task_cgroup_id(p) ? last - 1 : -1;
 	default:
 		return -1;
 	}
@@ -720,7 +722,7 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 	ks_row_range(&k->rows, spec);
 	k->one_part = KS_KEY_NR_PARTS;
 	if (spec->n_parts == 1 && spec->parts[0] >= KS_KEY_COMM &&
-	    spec->parts[0] <= KS_KEY_CPU)
+	    spec->parts[0] <= KS_KEY_CGROUP)
 		k->one_part = spec->parts[0];
 	k->last_row = alloc_percpu(u32);
 	if (!k->last_row)

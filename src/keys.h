@@ -115,7 +115,7 @@ struct ks_filter {
 	char comm[TASK_COMM_LEN];
 	/* As written; the cgroup, held while the trace lives (traces.c). */
 	char cgroup_path[KS_CGROUP_PATH_MAX];
-	struct cgroup *cgroup;
+	struct ks_cgroup_filter *cgroup;
 	struct ks_value_filter value[KS_VALUE_FILTERS_MAX];
 };
 

@@ -94,7 +94,7 @@ struct ks_keys {
 	u64 slow_floor;			/* the least value that enters the slowest */
 	struct ks_set rows;		/* of struct ks_row_key */
 	u32 __percpu *last_row;		/* the row this CPU found last, + 1 */
-	u8 one_part;			/* the only part, if comm..cpu; else KS_KEY_NR_PARTS */
+	u8 one_part;			/* the only part, if comm..cgroup; else KS_KEY_NR_PARTS */
 	struct ks_stats *stats;		/* per row */
 	struct ks_stats other;		/* samples whose key did not fit */
 	struct ks_set stacks;		/* of struct ks_stack */

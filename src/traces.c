@@ -214,7 +214,7 @@ static void ks_trace_free(struct ks_trace *t)
 	/* Waits for readers of KEY-NAME, which use t->keys. */
 	debugfs_remove(t->key_node);
 	ks_keys_free(t->keys);
-	ks_cgroup_put(t->req.filter.cgroup);
+	ks_cgroup_filter_put(t->req.filter.cgroup);
 	for (i = 0; i < KS_PARTS_MAX; i++)
 		kstats_delete(t->part[i]);
 	kstats_delete(t->gap);
@@ -386,8 +386,10 @@ int ks_trace_add(const struct ks_trace_req *req)
 	}
 	if (req->filter.has & KS_FILTER_CGROUP) {
 		/* Once, as the writer: handlers compare with it, never look it up. */
-		err = ks_cgroup_get(req->filter.cgroup_path, &t->req.filter.cgroup,
-				    t->req.why, sizeof(t->req.why));
+		err = ks_cgroup_filter_get(req->filter.cgroup_path,
+					   ks_find_tracepoint("cgroup_mkdir"),
+					   &t->req.filter.cgroup, t->req.why,
+					   sizeof(t->req.why));
 		if (err) {
 			if (err != -ENOMEM)
 				ks_err_ratelimited("trace %s: %s\n", req->name, t->req.why);

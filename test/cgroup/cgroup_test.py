@@ -3,8 +3,8 @@
 """cgroup v2 filters and keys in a stock-kernel QEMU guest (issue 42):
 rows per cgroup of a function, a run-queue and an off-CPU trace, the
 cgroup filter (a child counted under its parent's), a task moved between
-two calls, a removed cgroup's row, a new cgroup of the same path, and the
-refusals.
+two calls, a removed cgroup's row, a new cgroup of the same path (a new
+row; the filter follows it), and the refusals.
 
   cgroup_test.py gen GUEST_SCRIPT SERIES [ARCH]   write the busybox script
   cgroup_test.py check LOGFILE                    assert on the console log
@@ -104,6 +104,7 @@ for n in off offa offb; do show KEY-$n; ctl "remove $n"; done
 step gone
 ctl "trace gk start kst_target_delay key cgroup"
 mkdir $CG/d $CG/e
+ctl "trace gf start kst_target_delay cgroup /d key cgroup"
 in_cg /d /modules/kstask kstD write $T 'delay 1 3'
 in_cg /e /modules/kstask kstE write $T 'delay 1 2'
 rm_cg /e
@@ -113,7 +114,10 @@ show KEY-gk
 mkdir $CG/d
 in_cg /d /modules/kstask kstD write $T 'delay 1 4'
 show KEY-gk
+show KEY-gf
+listing gone
 ctl "remove gk"
+ctl "remove gf"
 step refusals
 """ % (CALLS["/"], MOVED[0], MOVED[1], WAITS))
     for i, (words, _, _) in enumerate(REFUSALS):
@@ -234,6 +238,15 @@ def check(logpath):
             len(reads[2]) == 3,
             "a new cgroup of the same path is a new row (4), the old one stays (3)",
             str(reads[2]))
+
+    # The filter follows its path to the new cgroup (a restarted service).
+    got = rows_by(node_of(st, "gf"), "cgroup")
+    gone = [k for k in got if k[0] and re.fullmatch(r"\[id:\d+\] \(gone\)", k[0])]
+    r.check(got.get(("/d",)) == 4 and len(gone) == 1 and got[gone[0]] == 3 and len(got) == 2,
+            "filter cgroup /d follows a new /d made after the old one was removed: "
+            "3 calls in the old /d, 4 in the new, none of /e's", str(got))
+    r.check(re.search(r"^gf .* cgroup /d( |$)", "\n".join(st), re.M),
+            "the listing still shows the filter as written")
 
     # Refusals: the errno and one dmesg line naming the word.
     got = {cmd: (rc, err) for cmd, rc, err in ctls(steps["refusals"])}
