@@ -57,6 +57,9 @@ expect 64 "^kstats: run: options go before NAME, the words after it are the trac
 expect 64 "^kstats: trace: '-d' is not a word of _control" "${R[@]}" trace rd start vfs_read -d 1
 expect 64 '^kstats: run: --cumulative is a way to print each -i interval: give -i SECONDS' \
 	"${R[@]}" run --cumulative rd start vfs_read
+expect 64 "^kstats: run: options go before NAME, the words after it are the trace's \(_control has no word '-...'\): kstats run --top 3 rd start vfs_read key comm$" \
+	"${R[@]}" run rd start vfs_read key comm --top 3
+expect 64 '^kstats: --top x: not a number' "${R[@]}" run --top x rd start vfs_read
 # rows: of a trace with a key only; its options' faults.
 expect 66 '^kstats: read: no KEY-read: not a trace with a key' "${R[@]}" rows read
 expect 64 '^kstats: rows: give NAME' "${R[@]}" rows

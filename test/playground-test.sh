@@ -4,8 +4,10 @@
 #   the script lists the directory's files under /work, finds kstats on
 #   PATH and /dev/nullb0, traces kst_target_delay while `target` makes
 #   exactly 200 calls and prints the trace's samples, traces vfs_read
-#   through the kstats tool while dd reads nullb0, and exits 3: the
-#   playground prints the script's lines only and exits 3;
+#   through the kstats tool while dd reads nullb0, runs the README's
+#   one-liners ("From bcc and bpftrace") all at once as a shell runs
+#   each, and exits 3: the playground prints the script's lines only and
+#   exits 3;
 # - the Debian rootfs guest (--rootfs) with a script: import kstats in
 #   python3 reads a trace's samples, bpftrace is there, and the same
 #   carried-in directory;
@@ -27,7 +29,7 @@ has() { # FILE WHAT GREP-E-PATTERN
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The directory carried in: two files, one in a subdirectory.
-mkdir -p "$work/pgdata/sub"
+mkdir -p "$work/pgdata/sub" "$work/readme"
 echo "hello from the host" >"$work/pgdata/hello.txt"
 echo 42 >"$work/pgdata/sub/answer"
 
@@ -43,11 +45,41 @@ echo "t samples $(awk '/^# samples/ {print $3}' /sys/kernel/debug/kstats/t)"
 kstats trace rd start vfs_read comm dd
 dd if=/dev/nullb0 of=/dev/null bs=4k count=300 2>/dev/null
 kstats show rd | head -1
+kstats remove rd
+# The README's one-liners ("From bcc and bpftrace"), each as a shell runs
+# it, all at once; the workload starts once every trace is listed.
+mount -t cgroup2 none /sys/fs/cgroup && mkdir -p /sys/fs/cgroup/system.slice/ssh.service
+n=0
+while read -r line; do
+	n=$((n + 1))
+	(sh -c "$line" >/tmp/ol.$n 2>&1; echo "@@rc=$?" >>/tmp/ol.$n) &
+done </work/readme/oneliners
+# Each trace's NAME: the first word after run's options.
+names=$(awk '{for (i = 3; i <= NF; i++) if ($i ~ /^-/) i++; else { print $i; break }}' /work/readme/oneliners)
+for i in $(seq 300); do
+	missing=0
+	for x in $names; do grep -q "^$x " /sys/kernel/debug/kstats/_control || missing=1; done
+	[ $missing = 0 ] && break
+	sleep 0.1
+done
+echo "oneliners listed: $((1 - missing))"
+sh -c 'echo $$ >/sys/fs/cgroup/system.slice/ssh.service/cgroup.procs && dd if=/dev/nullb0 of=/dev/null bs=4k count=200 2>/dev/null && sleep 0.1'
+dd if=/proc/self/mem of=/dev/null count=1 2>/dev/null
+echo x | cat >/dev/null
+sleep 0.2
+wait
+for i in $(seq $n); do sed "s/^/@@OL$i /" /tmp/ol.$i; done
 exit 3
 EOF
+# The README's one-liners, as its "From bcc and bpftrace" gives them.
+awk '/^From bcc and bpftrace$/,/^Contents$/' "$TOP/README" |
+	sed -n 's/^    \(kstats run .*\)$/\1/p' >"$work/readme/oneliners"
+mapfile -t oneliners <"$work/readme/oneliners"
+((${#oneliners[@]} >= 11))
+ok $? "README: its table gives at least 11 one-liners" "${#oneliners[@]}"
 out=$logs/playground-script.out
 err=$logs/playground-script.err
-"$TOP/playground" --dir "$work/pgdata" "$work/script.sh" >"$out" 2>"$err"
+"$TOP/playground" --dir "$work/pgdata" --dir "$work/readme" "$work/script.sh" >"$out" 2>"$err"
 rc=$?
 [[ $rc == 3 ]]
 ok $? "busybox: the playground exits with the script's status 3" "rc $rc, see $err"
@@ -57,6 +89,21 @@ has "$out" "busybox: kstats on PATH" '^kstats at /.*/kstats$'
 has "$out" "busybox: /dev/nullb0" '^nullb0 is a block device$'
 has "$out" "busybox: the test target's 200 calls, traced" '^t samples 200$'
 has "$out" "busybox: the tool's trace of dd's reads of nullb0" '^rd: [1-9][0-9]* samples?, missed 0'
+has "$out" "busybox: every one-liner's trace was listed before the workload" '^oneliners listed: 1$'
+for ((i = 1; i <= ${#oneliners[@]}; i++)); do
+	line=${oneliners[i - 1]}
+	name=$(awk '{for (i = 3; i <= NF; i++) if ($i ~ /^-/) i++; else { print $i; break }}' <<<"$line")
+	has "$out" "README one-liner exits 0: $line" "^@@OL$i @@rc=0$"
+	case $name in
+	wq) has "$out" "README one-liner prints its figures: $line" "^@@OL$i $name: [0-9]+ samples?," ;;
+	*) has "$out" "README one-liner counts samples: $line" "^@@OL$i $name: [1-9][0-9]* samples?," ;;
+	esac
+	if [[ $line == *" key "* ]]; then
+		has "$out" "README one-liner prints its rows: $line" "^@@OL$i $name: [0-9]+ rows? of key "
+	fi
+done
+has "$out" "README one-liner rderr: a row of EIO (-5), dd's read of /proc/self/mem" '^@@OL[0-9]+ .*  ret -5$'
+has "$out" "README one-liner rqcg: a row of /system.slice/ssh.service" '^@@OL[0-9]+ .*  cgroup /system.slice/ssh.service$'
 ! grep -Eq '^\[ *[0-9.]+\]|KSTATS-GUEST|PLAYGROUND-' "$out"
 ok $? "busybox: only the script's lines on stdout" "see $out"
 

@@ -317,7 +317,7 @@ kernel_job() {
 
 	core_guests "$k"
 	want tool && guest_suite "$k" tool "guest runs the kstats tool against live metrics" "" \
-		"out/$k/kstats.ko" "out/tools/kstats"
+		"out/$k/kstats.ko" "out/tools/kstats" "out/$k/kstask"
 
 	# import kstats in the Debian rootfs guest (python3): a real script.
 	want pyguest && counted "$k" "$LOGS/python-$k.result" '^(FAIL|pyguest: )' \

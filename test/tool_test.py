@@ -143,6 +143,17 @@ wait $p; echo $? >/tmp/out/run_term.rc
 grep -c '^rr3 ' $D/_control >/tmp/out/run_term_after
 wait $wl
 
+# run of a keyed trace: its rows after the last figures, as rows prints
+# them. Each kstask makes one vfs_write per word and one for its report
+# line (to /dev/null): 4 and 7.
+$K run --top 0 rk start vfs_write key comm >/tmp/out/run_key.out 2>/tmp/out/run_key.err &
+p=$!
+until_true grep -q '^rk ' $D/_control
+/modules/kstask kstwA write /dev/null a b c >/dev/null
+/modules/kstask kstwB write /dev/null a b c d e f >/dev/null
+kill -INT $p
+wait $p; echo $? >/tmp/out/run_key.rc
+
 # run's last figures hold every loss (issue 37.9): with maxactive 1, cat
 # blocked in a pipe's read holds the one instance while a shell's reads
 # miss, every few milliseconds, up to the remove and while it detaches.
@@ -390,6 +401,14 @@ def check_console(console):
     check(files.get('run_int.rc', '').strip() == '0', f"run at SIGINT exits 0: {files.get('run_int.err')!r}")
     check(re.search(r'^rr2: \d+ samples?,', files.get('run_int.out', ''), re.M), 'run printed at SIGINT')
     check(files.get('run_int_after', '').strip() == '0', 'run removed its trace at SIGINT')
+    rk = files.get('run_key.out', '')
+    check(files.get('run_key.rc', '').strip() == '0', f"run of a keyed trace exits 0 at SIGINT: {files.get('run_key.err')!r}")
+    check(re.search(r'^rk: \d+ samples?,', rk, re.M) and
+          re.search(r'^\nrk: \d+ rows? of key comm, by total, largest first\n *TOTAL +COUNT ', rk, re.M),
+          f'run of a keyed trace prints the histogram, then the rows table: {rk[-600:]!r}')
+    for comm, n in (('kstwA', 4), ('kstwB', 7)):
+        check(re.search(rf'^ *\S+ +{n} .*  comm {comm}$', rk, re.M),
+              f'run key comm: {comm} has a row of exactly {n} writes: {rk[-600:]!r}')
     check(files.get('run_term.rc', '').strip() == '0', 'run at SIGTERM exits 0')
     check(len(re.findall(r'^rr3: ', files.get('run_term.out', ''), re.M)) >= 2,
           'run -i 1 printed every second and at the end')

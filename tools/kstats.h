@@ -76,6 +76,11 @@ int node_cmd(const char *word, const char *name);
 void print_summary(const struct ks_node *n, enum ks_unit u);
 int show_node(const struct ks_node *n, int cpu, bool slots, enum ks_unit u);
 
+/* rows.c: run prints a keyed trace's rows as rows does (by: 0 is total). */
+struct ks_ksyms;
+int rows_print(const char *name, int by, unsigned long top, bool folded,
+	       enum ks_unit u, const struct ks_ksyms *ks, bool raw);
+
 /* One per command, in its own file. */
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);

@@ -128,6 +128,12 @@ static void print_scalars(const struct ks_krow *r, const struct ks_ksyms *ks)
 			value_text(val, sizeof(val), v, ks);
 			printf("  %s %s", v->name, val);
 			break;
+		case KS_KP_CGROUP:
+		case KS_KP_WAKER_CGROUP:
+			/* As KEY-NAME prints it: the path, " (gone)" and all. */
+			printf("  %s ", ks_kpart_names[v->part]);
+			print_comm(v->path);
+			break;
 		default:
 			printf("  %s %lld", ks_kpart_names[v->part], v->num);
 			break;
@@ -242,6 +248,40 @@ static int print_rows(const char *name, const struct ks_keynode *k, enum sort_by
 	return 0;
 }
 
+/**
+ * rows_print() - trace @name's rows as kstats rows prints them
+ * @name: the trace
+ * @by: the sort
+ * @top: rows shown, 0 for all
+ * @folded: stacks on one line
+ * @u: the unit
+ * @ks: symbols for argN parts, or NULL to read /proc/kallsyms when a part
+ *      is an argument (unless @raw)
+ * @raw: argN parts as numbers
+ *
+ * Return: 0, or an exit status (said on stderr).
+ */
+int rows_print(const char *name, int by, unsigned long top, bool folded,
+	       enum ks_unit u, const struct ks_ksyms *ks, bool raw)
+{
+	struct ks_ksyms own = { 0 };
+	struct ks_keynode k;
+	int rc;
+
+	if ((rc = load_keynode("rows", name, &k)))
+		return rc;
+	if (!k.n_key) {
+		ks_keynode_free(&k);
+		return no_key(name);
+	}
+	if (!raw && !ks && key_has_arg(&k) && !ks_ksyms_load(KS_KALLSYMS, &own))
+		ks = &own;
+	rc = print_rows(name, &k, (enum sort_by)by, top, folded, u, raw ? NULL : ks);
+	ks_keynode_free(&k);
+	ks_ksyms_free(&own);
+	return rc;
+}
+
 int cmd_rows(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -259,7 +299,6 @@ int cmd_rows(int argc, char **argv)
 	unsigned long top = 20;
 	const char *kallsyms = NULL, *name;
 	bool folded = false, raw = false;
-	struct ks_keynode k;
 	struct ks_ksyms ks = { 0 };
 	bool have_ks = false;
 	int opt, rc;
@@ -306,19 +345,9 @@ int cmd_rows(int argc, char **argv)
 					kallsyms, strerror(e));
 		have_ks = true;
 	}
-	if ((rc = check_root()) || (rc = load_keynode("rows", name, &k))) {
-		ks_ksyms_free(&ks);
-		return rc;
-	}
-	if (!k.n_key) {
-		ks_keynode_free(&k);
-		ks_ksyms_free(&ks);
-		return no_key(name);
-	}
-	if (!raw && !have_ks && key_has_arg(&k))
-		have_ks = !ks_ksyms_load(KS_KALLSYMS, &ks);
-	rc = print_rows(name, &k, by, top, folded, u, have_ks ? &ks : NULL);
-	ks_keynode_free(&k);
+	rc = check_root();
+	if (!rc)
+		rc = rows_print(name, by, top, folded, u, have_ks ? &ks : NULL, raw);
 	ks_ksyms_free(&ks);
 	if (!rc && (fflush(stdout) || ferror(stdout)))
 		return err_exit(EX_IOERR, "rows %s: standard output: %s", name, strerror(errno));

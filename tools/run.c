@@ -12,8 +12,8 @@
 
 static int usage_run(FILE *f)
 {
-	fputs("usage: kstats run [-d SECONDS] [-i SECONDS [--cumulative]] [--unit U] [--svg FILE]\n"
-	      "                  NAME [TRACE-WORDS...]\n"
+	fputs("usage: kstats run [-d SECONDS] [-i SECONDS [--cumulative]] [--unit U] [--top N]\n"
+	      "                  [--svg FILE] NAME [TRACE-WORDS...]\n"
 	      "Sets up \"trace NAME TRACE-WORDS\", prints its histogram every -i seconds,\n"
 	      "or once at the end (after -d seconds, or at Ctrl-C or SIGTERM; stopped\n"
 	      "for the last, so that it holds every loss), then removes the trace, also\n"
@@ -23,6 +23,9 @@ static int usage_run(FILE *f)
 	      "(from _interval/NAME, lossless), and the whole run's summary follows the\n"
 	      "last; --cumulative prints everything since the trace began each time.\n"
 	      "Options go before NAME: the words after it are the trace's.\n"
+	      "A keyed trace (key ...) prints its rows after the last figures, as\n"
+	      "kstats rows prints them: the --top N (default 10; 0: all) largest by\n"
+	      "total time (not with --json).\n"
 	      "--svg FILE: after the last figures, the trace's rows drawn as a flame\n"
 	      "graph into FILE, as kstats flame NAME --svg draws them; the trace needs\n"
 	      "a key (e.g. key kstack).\n", f);
@@ -48,10 +51,18 @@ static bool has_key(int argc, char **argv)
  * _control as words of the trace: say that they go before NAME, and how
  * the command reads with them there. Returns 0 or 64.
  */
+/* Whether argv[i] is the value of a comm filter (which may start with '-'). */
+static bool comm_value(char **argv, int i, int name_at)
+{
+	return !strcmp(argv[i - 1], "comm") &&
+	       (i - 2 <= name_at || strcmp(argv[i - 2], "key"));
+}
+
 static int options_after_name(int argc, char **argv, int name_at)
 {
 	static const char *const with_value[] = {
-		"-d", "-i", "-u", "--duration", "--interval", "--unit", "--svg"
+		"-d", "-i", "-u", "--duration", "--interval", "--unit", "--svg",
+		"--top"
 	};
 	char *fixed, *opts, *words;
 	size_t len = 0, o = 0, w = 0, k;
@@ -60,7 +71,7 @@ static int options_after_name(int argc, char **argv, int name_at)
 
 	for (i = name_at + 1; i < argc; i++) {
 		len += strlen(argv[i]) + 1;
-		if (!strcmp(argv[i - 1], "comm"))
+		if (comm_value(argv, i, name_at))
 			continue;
 		if (argv[i][0] == '-' && (argv[i][1] == '-' || isalpha((unsigned char)argv[i][1])))
 			any = true;
@@ -77,7 +88,7 @@ static int options_after_name(int argc, char **argv, int name_at)
 	}
 	w += sprintf(words + w, "%s", argv[name_at]);
 	for (i = name_at + 1; i < argc; i++) {
-		bool opt = strcmp(argv[i - 1], "comm") && argv[i][0] == '-' &&
+		bool opt = !comm_value(argv, i, name_at) && argv[i][0] == '-' &&
 			   (argv[i][1] == '-' || isalpha((unsigned char)argv[i][1]));
 
 		if (!opt) {
@@ -140,7 +151,7 @@ static int run_svg(FILE *f, const char *file, const char *name)
 int cmd_run(int argc, char **argv)
 {
 	enum ks_unit u = KS_AUTO;
-	unsigned long dur = 0, ival = 0;
+	unsigned long dur = 0, ival = 0, top = 10;
 	struct timespec now, end, next;
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -149,19 +160,24 @@ int cmd_run(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "svg", required_argument, NULL, 's' },
 		{ "cumulative", no_argument, NULL, 'c' },
+		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *name, *svg = NULL;
 	FILE *svg_f = NULL;
 	char *rmv[1];
-	bool cumulative = false;
+	bool cumulative = false, keyed;
 	int opt, rc, rc2;
 
 	while ((opt = getopt_long(argc, argv, "+:hju:d:i:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': svg = optarg; break;
 		case 'c': cumulative = true; break;
+		case 't':
+			if ((rc = parse_uint("--top", optarg, 1000000, &top)))
+				return rc;
+			break;
 		case 'j': json = true; break;
 		case 'u': if ((rc = parse_unit(optarg, &u))) return rc; break;
 		case 'd':
@@ -185,7 +201,8 @@ int cmd_run(int argc, char **argv)
 	if (cumulative && !ival)
 		return err_exit(EX_USAGE, "run: --cumulative is a way to print each -i interval: give -i SECONDS");
 	name = argv[optind];
-	if (svg && !has_key(argc - optind - 1, argv + optind + 1))
+	keyed = has_key(argc - optind - 1, argv + optind + 1);
+	if (svg && !keyed)
 		return err_exit(EX_USAGE, "run --svg %s: trace %s has no key, so no rows to draw: "
 				"add key kstack (or key comm, ...) to its words", svg, name);
 	if (svg) {
@@ -264,6 +281,11 @@ int cmd_run(int argc, char **argv)
 			break;
 	}
 	/* The rows as they were at the last figures: KEY-NAME goes with the remove. */
+	if (!rc && keyed && !json) {
+		putchar('\n');
+		rc = rows_print(name, 0, top, false, u, NULL, false);
+		fflush(stdout);
+	}
 	if (rc)
 		svg_drop(svg_f, svg);
 	else if (svg_f)

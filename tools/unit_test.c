@@ -1364,7 +1364,7 @@ static void test_dev(void)
  */
 static void test_rows_cmd(void)
 {
-	static const char *const names[] = { "KEY-arg", "arg", "KEY-parts", "parts" };
+	static const char *const names[] = { "KEY-arg", "arg", "KEY-parts", "parts", "KEY-cg", "cg" };
 	char args[8192], *out, *ksyms;
 	size_t i;
 	int rc;
@@ -1424,6 +1424,20 @@ static void test_rows_cmd(void)
 	       " 70ns      1   70ns   70ns   70ns   70ns   70ns  [other: keys that found no row in the table of 4]\n"
 	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
 	       "(under twice the true value); kstats show parts has the trace's exact ones.\n");
+	free(out);
+	/* cgroup parts as KEY-NAME prints them: paths, (gone), unescaped. */
+	link_node("keys/KEY-cgroup", "KEY-cg");
+	link_node("6.12/kstats/idle", "cg");
+	rc = run_kstats("rows cg --unit ns", &out);
+	EQ_U64(rc, 0);
+	EQ_STR(out,
+	       "cg: 3 rows of key cgroup,comm,waker-cgroup, by total, largest first\n"
+	       " TOTAL  COUNT     AVG     P50     P99     MIN     MAX  KEY\n"
+	       "4000ns      2  2000ns  2047ns  2047ns  1000ns  3000ns  cgroup /system.slice/ssh.service  comm sshd  waker-cgroup /\n"
+	       " 900ns      3   300ns   511ns   511ns   100ns   500ns  cgroup /a b;c (gone)  comm kst  waker-cgroup /a b;c (gone)\n"
+	       "  50ns      1    50ns    50ns    50ns    50ns    50ns  cgroup [id:4242] (gone)  comm kst  waker-cgroup [id:1]\n"
+	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
+	       "(under twice the true value); kstats show cg has the trace's exact ones.\n");
 	free(out);
 	rc = run_kstats("rows read --folded --top 1", &out);
 	EQ_U64(rc, 0);
