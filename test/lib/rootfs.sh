@@ -37,6 +37,8 @@ set -euo pipefail
 LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=console-check.sh
 . "$LIBDIR/console-check.sh"
+# shellcheck source-path=SCRIPTDIR source=qemu-console.sh
+. "$LIBDIR/qemu-console.sh"
 
 die() {
 	echo "rootfs: $*" >&2
@@ -165,22 +167,8 @@ mkdir -p "$(dirname "$LOGFILE")"
 : >"$LOGFILE"
 start=$(date +%s.%N)
 qemu_rc=0
-# The console: into LOGFILE, or on this terminal too (see run-guest.sh).
-SERIAL=(-monitor none -serial "file:$LOGFILE")
-TIMEOUT=(timeout --kill-after=10)
-if [[ ${KS_CONSOLE:-} == stdio ]]; then
-	# shellcheck disable=SC2054 # commas inside one QEMU option
-	SERIAL=(-chardev "stdio,id=ks0,mux=on,signal=off,logfile=$LOGFILE"
-		-serial chardev:ks0 -mon chardev=ks0,mode=readline)
-	TIMEOUT=(timeout --foreground)
-fi
-qemu() {
-	if [[ ${KS_CONSOLE:-} == stdio ]]; then
-		"$@" 2>"$WORK/qemu.stderr"
-	else
-		"$@" </dev/null >"$WORK/qemu.stderr" 2>&1
-	fi
-}
+QEMU_ERR=$WORK/qemu.stderr
+ks_console_setup "$LOGFILE"
 # snapshot=on for the root disk: even a guest that remounted it read-write
 # would leave the cached image untouched. thread=single: see run-guest.sh.
 # shellcheck disable=SC2086 # KS_QEMU_ARGS: split at spaces

@@ -37,6 +37,8 @@ set -euo pipefail
 LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=console-check.sh
 . "$LIBDIR/console-check.sh"
+# shellcheck source-path=SCRIPTDIR source=qemu-console.sh
+. "$LIBDIR/qemu-console.sh"
 
 usage() {
 	echo "usage: $0 KVER GUEST_SCRIPT LOGFILE [FILE...]" >&2
@@ -173,25 +175,7 @@ ks_report_before_start() {
 }
 
 read -r -a QEMU_ARGS <<<"${KS_QEMU_ARGS:-}"
-# The console: into LOGFILE, or (KS_CONSOLE=stdio) on this terminal with a
-# copy in LOGFILE, QEMU's monitor behind Ctrl-A C, Ctrl-C for the guest.
-# timeout --foreground lets QEMU read the terminal.
-SERIAL=(-monitor none -serial "file:$LOGFILE")
-TIMEOUT=(timeout --kill-after=10)
-if [[ ${KS_CONSOLE:-} == stdio ]]; then
-	# shellcheck disable=SC2054 # commas inside one QEMU option
-	SERIAL=(-chardev "stdio,id=ks0,mux=on,signal=off,logfile=$LOGFILE"
-		-serial chardev:ks0 -mon chardev=ks0,mode=readline)
-	TIMEOUT=(timeout --foreground)
-fi
-# qemu ARGS...: QEMU with stdin and stdout on /dev/null, or on the terminal.
-qemu() {
-	if [[ ${KS_CONSOLE:-} == stdio ]]; then
-		"$@" 2>"$QEMU_ERR"
-	else
-		"$@" </dev/null >"$QEMU_ERR" 2>&1
-	fi
-}
+ks_console_setup "$LOGFILE"
 
 boot() {
 	mkdir -p "$(dirname "$LOGFILE")"
