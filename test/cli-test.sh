@@ -50,7 +50,7 @@ expect 64 "^kstats: unknown option '-x'" -x list
 expect 64 "^kstats: unknown command 'frob'" frob
 expect 64 '^kstats: --root needs a DIR' --root
 expect 73 "^kstats: --textfile $T/nodir: No such file or directory" "${R[@]}" export --prometheus --textfile "$T/nodir"
-expect 64 '^kstats: -n -1: not a number from 0 to 2147483647' "${R[@]}" watch read -n -1
+expect 64 '^kstats: -n -1: not a whole number from 0 to 2147483647' "${R[@]}" watch read -n -1
 # run: options go before NAME (issue 45), said with the command as it should read.
 expect 64 "^kstats: run: options go before NAME, the words after it are the trace's \(_control has no word '-...'\): kstats run -d 1 rd start vfs_read$" \
 	"${R[@]}" run rd start vfs_read -d 1
@@ -59,7 +59,9 @@ expect 64 '^kstats: run: --cumulative is a way to print each -i interval: give -
 	"${R[@]}" run --cumulative rd start vfs_read
 expect 64 "^kstats: run: options go before NAME, the words after it are the trace's \(_control has no word '-...'\): kstats run --top 3 rd start vfs_read key comm$" \
 	"${R[@]}" run rd start vfs_read key comm --top 3
-expect 64 '^kstats: --top x: not a number' "${R[@]}" run --top x rd start vfs_read
+expect 64 '^kstats: --top x: not a whole number' "${R[@]}" run --top x rd start vfs_read
+expect 64 '^kstats: -d 1.5: not a whole number from 0 to' "${R[@]}" run -d 1.5 rd start vfs_read
+expect 64 "^kstats: trace: word 1 is empty: _control's words are separated by blanks" "${R[@]}" trace '' start vfs_read
 # rows: of a trace with a key only; its options' faults.
 expect 66 '^kstats: read: no KEY-read: not a trace with a key' "${R[@]}" rows read
 expect 64 '^kstats: rows: give NAME' "${R[@]}" rows

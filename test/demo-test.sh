@@ -45,6 +45,11 @@ print(f'{sys.argv[1]}: {len(names)} frames')
 PY
 check "the client module's metric" '^demo_hrtimer_late: [1-9][0-9]* samples?'
 check "kstats list" '^NAME +SAMPLES'
+# The demo makes three traces and its client module two metrics
+# (examples/kstats_demo.c): known from its script, not from its output.
+# Each trace has a GAP- node, and off its BLOCKED- and RUNQ- nodes.
+check "kstats list in words: the demo's 3 traces (8 nodes) and 2 client metrics" \
+	'^in words: 10 metrics: 8 of 3 traces \(off read runq\) with their GAP-, BLOCKED- and RUNQ- parts, 2 of a client module'
 check "the raw node, last: its summary lines to the unit" '^# unit ns$'
 check "and its first slot lines" '^slot +[0-9]+ +CPUS +[0-9]+ +count'
 check "the raw node, last" '^# name read$'
@@ -53,6 +58,7 @@ check "unloaded at the end" '^== unloaded$'
 # Recomputed here, apart from the guest's awk, from the figures the output
 # shows above each line (since the part's "==" line or the last such line).
 words=$(python3 - "$out" <<'PY'
+import itertools
 import re
 import sys
 
@@ -147,7 +153,9 @@ def expect(kind, block):
                 f"of its period), and 1 in 100 times over {p99} late")
     if kind == "list":
         i = next(i for i, l in enumerate(block) if re.match(r"NAME +SAMPLES", l))
-        ms = [l.split() for l in block[i + 1:] if len(l.split()) >= 6]
+        # The table ends at the blank line before its footnote.
+        table = list(itertools.takewhile(lambda l: l.strip(), block[i + 1:]))
+        ms = [l.split() for l in table if len(l.split()) >= 6]
         client = [m for m in ms if m[5] == "-"]
         traces = [m[0] for m in ms if m[5] != "-" and not re.match(r"(GAP|BLOCKED|RUNQ|KEY)-", m[0])]
         return (f"in words: {len(ms)} metrics: {len(ms) - len(client)} of {len(traces)} traces "

@@ -86,6 +86,8 @@ $1 == "p50" { p50 = $2; for (i = 1; i < NF; i++) if ($i == "p99") p99 = $(i + 1)
 /^# p50_err / { E50[cur] = $3 }
 /^# p50_slot / { L50[cur] = $3 }
 /^NAME +SAMPLES/ { inlist = 1; next }
+# The table ends at the blank line before its footnote.
+inlist && NF == 0 { inlist = 0 }
 inlist && NF >= 6 {
 	nm++
 	if ($6 == "-") client++

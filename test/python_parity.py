@@ -101,12 +101,13 @@ def main():
                   [py_summary(n) for n in nodes])
             for unit in ("auto", "ns", "us", "ms", "s"):
                 c = subprocess.run([tool, "--root", d, "list", "--unit", unit],
-                                   check=True, capture_output=True, text=True).stdout
+                                   check=True, capture_output=True, text=True)
                 env = dict(os.environ, PYTHONPATH=os.path.join(TOP, "python"))
                 p = subprocess.run([sys.executable, "-m", "kstats", "--unit", unit],
                                    check=True, capture_output=True, text=True,
-                                   env=env).stdout
-                check(f"{rel} list --unit {unit}", c, p)
+                                   env=env)
+                check(f"{rel} list --unit {unit}", c.stdout, p.stdout)
+                check(f"{rel} list --unit {unit}: the footnote (stderr)", c.stderr, p.stderr)
     print(f"parity: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

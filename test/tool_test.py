@@ -98,6 +98,13 @@ step refuse_blank $K trace rb start 'vfs_read key comm'
 step trace_comm_blank $K trace cb start vfs_read comm 'my prog'
 grep '^cb ' $D/_control > /tmp/out/control_cb
 step remove_cb $K remove cb
+# A cgroup path with a blank, escaped as comm's.
+mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && mkdir '/sys/fs/cgroup/my svc'
+step trace_cg_blank $K trace cgb start vfs_read cgroup '/my svc'
+grep '^cgb ' $D/_control > /tmp/out/control_cgb
+step remove_cgb $K remove cgb
+rmdir '/sys/fs/cgroup/my svc'
+step refuse_empty $K trace '' start vfs_read
 step refuse_exists $K trace read start vfs_read
 step refuse_nofunc $K trace x start no_such_function_kstats
 step remove_unknown $K remove nope
@@ -279,9 +286,10 @@ def check_console(console):
     check(names == ['read', 'GAP-read', 'runq', 'GAP-runq'], f'list names {names}')
     check([l.split()[-3:] for l in table if l.startswith('GAP-')] ==
           [['gap', 'of', 'read'], ['gap', 'of', 'runq']], f'list: GAP- lines {table}')
-    check(lines[len(table):len(table) + 2] ==
+    check(table == lines, f'list: the table alone on stdout, for scripts: {lines[len(table):]}')
+    check(err('list').splitlines()[:2] ==
           ['', 'GAP-NAME: the time from the end of one call of trace NAME to the start of'],
-          f'list: the GAP footnote {lines[len(table):]}')
+          f"list: the GAP footnote, once, on stderr: {err('list')!r}")
     rl = [l for l in lines if l.startswith('read ')]
     check(rl and re.search(r'\bfprobe missed 0$|\bkretprobe missed 0$', rl[0]),
           f'list shows the trace method and missed: {rl}')
@@ -362,15 +370,20 @@ def check_console(console):
     expect('refuse_word', 65,
            r"refused: Invalid argument \(errno 22 EINVAL\)\nkstats: dmesg: kstats: trace rd: "
            r"'vfs_read' is not a keyword; did you mean 'start vfs_read'\?")
-    expect('refuse_blank', 64, r"^kstats: 'vfs_read key comm': a word with a blank; only a comm may have one")
+    expect('refuse_blank', 64, r"^kstats: 'vfs_read key comm': a word with a blank; only a comm or a cgroup path may have one")
     expect('trace_comm_blank', 0)
     check(files.get('control_cb', '').rstrip().endswith(' comm my\\040prog'),
           f"comm 'my prog' reaches _control as my\\040prog: {files.get('control_cb')!r}")
     expect('remove_cb', 0)
+    expect('trace_cg_blank', 0)
+    check(' cgroup /my\\040svc' in files.get('control_cgb', ''),
+          f"cgroup '/my svc' reaches _control as /my\\040svc: {files.get('control_cgb')!r}")
+    expect('remove_cgb', 0)
+    expect('refuse_empty', 64, r"^kstats: trace: word 1 is empty: _control's words are separated by blanks")
     expect('refuse_exists', 65, r'errno 17 EEXIST\)\nkstats: dmesg: kstats: trace read: a trace of that '
            r'name exists \(remove read first\)')
     expect('show_cpu64', 64, r'^kstats: --cpu 64: read counts CPUs 0 to 1$')
-    expect('watch_i0', 64, r'^kstats: -i 0: not a number from 1 to 86400$')
+    expect('watch_i0', 64, r'^kstats: -i 0: not a whole number from 1 to 86400$')
     expect('refuse_nofunc', 65, r'errno 2 ENOENT\)\nkstats: dmesg: kstats: trace x: .*no_such_function_kstats')
     expect('remove_unknown', 66, r'ENOENT\)\nkstats: dmesg: kstats: remove nope:')
     expect('show_unknown', 66, r'^kstats: nope: no metric nope')

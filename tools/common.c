@@ -446,7 +446,7 @@ int parse_range(const char *opt, const char *s, unsigned long min,
 	errno = 0;
 	*v = strtoul(s, &end, 10);
 	if (errno || !*s || *end || *s == '-' || *v < min || *v > max)
-		return err_exit(EX_USAGE, "%s %s: not a number from %lu to %lu",
+		return err_exit(EX_USAGE, "%s %s: not a whole number from %lu to %lu",
 				opt, s, min, max);
 	return 0;
 }

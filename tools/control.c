@@ -180,10 +180,11 @@ static char *join(const char *prefix, int argc, char **argv)
 }
 
 /*
- * A comm value with blanks, as the kernel reads it: octal escapes
- * (\040 for a space), as KEY-NAME prints a comm. NULL when out of memory.
+ * A comm or cgroup path with blanks, as the kernel reads it: octal
+ * escapes (\040 for a space), as KEY-NAME prints them. NULL when out of
+ * memory.
  */
-static char *escape_comm(const char *s)
+static char *escape_blanks(const char *s)
 {
 	char *out = malloc(4 * strlen(s) + 1), *o = out;
 
@@ -208,14 +209,21 @@ int control(const char *verb, int argc, char **argv)
 
 	if (!to_dev && (rc = check_root()))
 		return rc;
-	/* _control splits at blanks: a comm keeps its own, escaped. */
+	/* _control splits at blanks: a comm or a cgroup path keeps its own, escaped. */
 	words = calloc(argc ? argc : 1, sizeof(*words));
 	if (!words)
 		return err_exit(EX_OSERR, "out of memory");
 	for (i = 0; i < argc; i++) {
 		bool blank = strpbrk(argv[i], " \t\n\r\v\f");
 		bool comm = i && !strcmp(argv[i - 1], "comm");
+		bool may_blank = comm || (i && !strcmp(argv[i - 1], "cgroup"));
 
+		if (!argv[i][0]) {
+			rc = err_exit(EX_USAGE, "%s: word %d is empty: _control's words are separated "
+				      "by blanks, so it would vanish (give NAME and each word)",
+				      verb, i + 1);
+			goto out;
+		}
 		/* No _control word starts with "--" or "-LETTER"; kstats' options do. */
 		if (argv[i][0] == '-' && (argv[i][1] == '-' || isalpha((unsigned char)argv[i][1])) &&
 		    !comm) {
@@ -225,12 +233,12 @@ int control(const char *verb, int argc, char **argv)
 			goto out;
 		}
 
-		if (blank && !comm) {
-			rc = err_exit(EX_USAGE, "'%s': a word with a blank; only a comm may have one (comm 'my prog')",
-				      argv[i]);
+		if (blank && !may_blank) {
+			rc = err_exit(EX_USAGE, "'%s': a word with a blank; only a comm or a cgroup path "
+				      "may have one (comm 'my prog', cgroup '/my svc')", argv[i]);
 			goto out;
 		}
-		words[i] = blank ? escape_comm(argv[i]) : strdup(argv[i]);
+		words[i] = blank ? escape_blanks(argv[i]) : strdup(argv[i]);
 		if (!words[i]) {
 			rc = err_exit(EX_OSERR, "out of memory");
 			goto out;

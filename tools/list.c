@@ -24,7 +24,7 @@ static int cmp_listed(const void *a, const void *b)
 }
 
 static const char *const parts[] = { "GAP-", "BLOCKED-", "RUNQ-" };
-/* What a part's TRACE column says, and the footnote that explains it once. */
+/* What a part's TRACE column says, and the footnote (stderr) that explains it once. */
 static const char *const part_of[] = { "gap of", "blocked of", "runq of" };
 static const char *const part_note[] = {
 	"GAP-NAME: the time from the end of one call of trace NAME to the start of\n"
@@ -175,9 +175,11 @@ int cmd_list(int argc, char **argv)
 	if (!json) {
 		for (i = 0; i <= rows; i++)
 			print_line(cells[i], w);
+		/* On stderr: a script reading the table gets the table alone. */
+		fflush(stdout);
 		for (c = 0; c < 2; c++)
 			if (noted[c])
-				printf("%s%s", c && noted[0] ? "" : "\n", part_note[c]);
+				fprintf(stderr, "%s%s", c && noted[0] ? "" : "\n", part_note[c]);
 	}
 	free(rank);
 	free(cells);

@@ -24,7 +24,8 @@ static int usage_rows(FILE *f)
 	      "--folded: on one line, root first, as kstats flame prints them). --top N:\n"
 	      "the first N rows (default 20; 0: all). An argN part that is a kernel\n"
 	      "address prints as its symbol from /proc/kallsyms (or --kallsyms FILE),\n"
-	      "e.g. kprobe_mutex; --raw prints the kernel's numbers.\n", f);
+	      "e.g. kprobe_mutex, or in hex where no symbol holds it; --raw prints\n"
+	      "the kernel's numbers.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
 
@@ -76,10 +77,15 @@ static void row_cells(char cell[NCOL][32], const struct ks_kstats *st, enum ks_u
 	}
 }
 
+/* The top half of the 64-bit address space, the kernel's on x86-64 and arm64. */
+#define KERNEL_HALF	0x8000000000000000ULL
+
 /*
- * The value part @v as it prints: an argN that is a kernel address
- * as its symbol (when @ks resolves it), else as KEY-NAME gives it.
+ * The value part @v as it prints: an argN that is a kernel address as its
+ * symbol (when @ks resolves it) or, with none, in hex; else as KEY-NAME
+ * gives it.
  */
+
 static void value_text(char *buf, size_t len, const struct ks_kval *v,
 		       const struct ks_ksyms *ks)
 {
@@ -92,6 +98,11 @@ static void value_text(char *buf, size_t len, const struct ks_kval *v,
 		a = strtoull(v->text, &end, 10);
 		if (!errno && !*end && !ks_ksym_fmt(buf, len, ks, a))
 			return;
+		/* A kernel address no symbol holds (a heap object): hex, as ksym() misses print. */
+		if (!errno && !*end && a >= KERNEL_HALF) {
+			snprintf(buf, len, "0x%" PRIx64, a);
+			return;
+		}
 	}
 	snprintf(buf, len, "%s", v->text);
 }

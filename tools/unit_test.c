@@ -1388,10 +1388,10 @@ static void test_rows_cmd(void)
 	       "  9us      3    3us    3us    3us    3us    3us  arg0 kprobe_mutex\n"
 	       "  5us      2  2.5us  2.5us  2.5us  2.5us  2.5us  arg0 text_mutex+0x10\n"
 	       "  4us      1    4us    4us    4us    4us    4us  arg0 kst_lock+0x8 [kstats_test_target]\n"
-	       "  3us      1    3us    3us    3us    3us    3us  arg0 18446612682130964480\n"
+	       "  3us      1    3us    3us    3us    3us    3us  arg0 0xffff888003a1c000\n"
 	       "  2us      1    2us    2us    2us    2us    2us  arg0 4096\n"
-	       "  1us      1    1us    1us    1us    1us    1us  arg0 18446744071612399680\n"
-	       "500ns      1  500ns  500ns  500ns  500ns  500ns  arg0 18446744072646311936\n"
+	       "  1us      1    1us    1us    1us    1us    1us  arg0 0xffffffff83000040\n"
+	       "500ns      1  500ns  500ns  500ns  500ns  500ns  arg0 0xffffffffc0a04000\n"
 	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
 	       "(under twice the true value); kstats show arg has the trace's exact ones.\n");
 	free(out);

@@ -560,7 +560,8 @@ def _grouped(ms: list[Metric]) -> list[Metric]:
 
 
 def list_text(unit: str = "auto") -> str:
-    """The C tool's `kstats list` view of every metric under root()."""
+    """The C tool's `kstats list` view of every metric under root(): its
+    table, then the footnote it prints on stderr."""
     from ._fmt import list_view
     nodes = []
     for m in _grouped(metrics()):
@@ -569,4 +570,5 @@ def list_text(unit: str = "auto") -> str:
         except KstatsError as e:
             if e.errno != _errno.ENOENT:     # removed since the listing
                 raise
-    return list_view(nodes, unit)
+    table, notes = list_view(nodes, unit)
+    return table + notes

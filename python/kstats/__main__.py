@@ -11,7 +11,8 @@ from ._fmt import list_view
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the list view; exit 0, or 1 with the error on stderr."""
+    """Print the list view (its footnote on stderr, as the tool does);
+    exit 0, or 1 with the error on stderr."""
     ap = argparse.ArgumentParser(prog="python3 -m kstats",
                                  description="List kstats metrics (as `kstats list`).")
     ap.add_argument("--unit", default="auto", choices=("ns", "us", "ms", "s", "auto"))
@@ -27,7 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     except (KstatsError, ParseError) as e:
         print(f"kstats: {e}", file=sys.stderr)
         return 1
-    sys.stdout.write(list_view(nodes, a.unit))
+    table, notes = list_view(nodes, a.unit)
+    sys.stdout.write(table)
+    sys.stdout.flush()
+    sys.stderr.write(notes)
     return 0
 
 

@@ -46,10 +46,11 @@ _PART_NOTE = (
 _MIN_W = (28, 10, 12, 12, 12)
 
 
-def list_view(nodes: list[Node], unit: str = "auto") -> str:
-    """One line per node: name, samples, p50, p99, max, trace; a trace's
-    GAP-, BLOCKED- and RUNQ-NAME say whose part they are, and a footnote
-    explains each kind once. Columns as wide as their widest cell."""
+def list_view(nodes: list[Node], unit: str = "auto") -> tuple[str, str]:
+    """The table, one line per node: name, samples, p50, p99, max, trace;
+    a trace's GAP-, BLOCKED- and RUNQ-NAME say whose part they are.
+    Columns as wide as their widest cell. And the footnote that explains
+    each kind once, which the tool prints on stderr."""
     have = {n.summary.name for n in nodes}
     rows = [("NAME", "SAMPLES", "P50", "P99", "MAX", "TRACE")]
     noted = [False, False]
@@ -69,8 +70,8 @@ def list_view(nodes: list[Node], unit: str = "auto") -> str:
     w = [max([m] + [len(r[c]) for r in rows]) for c, m in enumerate(_MIN_W)]
     out = ["%-*s %*s %*s %*s %*s  %s" % (w[0], r[0], w[1], r[1], w[2], r[2], w[3], r[3],
                                          w[4], r[4], r[5]) for r in rows]
-    text = "\n".join(out) + "\n"
+    notes = ""
     for i in (0, 1):
         if noted[i]:
-            text += ("" if i and noted[0] else "\n") + _PART_NOTE[i]
-    return text
+            notes += ("" if i and noted[0] else "\n") + _PART_NOTE[i]
+    return "\n".join(out) + "\n", notes
