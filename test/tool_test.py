@@ -407,12 +407,14 @@ def check_console(console):
     expect('watch_removed', 74, r'^kstats: t2: the metric was removed while being watched')
 
     # run
-    expect('run_d', 0)
+    expect('run_d', 0, r'^Tracing rr for 2 s\.\.\. Hit Ctrl-C to end sooner\.$')
     check(re.search(r'^rr: \d+ samples?,', out('run_d'), re.M) and ' -> ' in out('run_d'),
           'run -d 2 printed the histogram')
     check(files.get('run_d_after', '').strip() == '0', 'run -d removed its trace')
     check(files.get('run_int.rc', '').strip() == '0', f"run at SIGINT exits 0: {files.get('run_int.err')!r}")
     check(re.search(r'^rr2: \d+ samples?,', files.get('run_int.out', ''), re.M), 'run printed at SIGINT')
+    check(files.get('run_int.err', '') == 'Tracing rr2... Hit Ctrl-C to end.\n',
+          f"run without -d says on stderr when the trace is live, and nothing else: {files.get('run_int.err')!r}")
     check(files.get('run_int_after', '').strip() == '0', 'run removed its trace at SIGINT')
     rk = files.get('run_key.out', '')
     check(files.get('run_key.rc', '').strip() == '0', f"run of a keyed trace exits 0 at SIGINT: {files.get('run_key.err')!r}")

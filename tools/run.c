@@ -22,6 +22,7 @@ static int usage_run(FILE *f)
 	      "With -i, each print is of that interval alone, as funclatency -i prints\n"
 	      "(from _interval/NAME, lossless), and the whole run's summary follows the\n"
 	      "last; --cumulative prints everything since the trace began each time.\n"
+	      "Once the trace is live it says so on stderr (\"Tracing NAME...\").\n"
 	      "Options go before NAME: the words after it are the trace's.\n"
 	      "A keyed trace (key ...) prints its rows after the last figures, as\n"
 	      "kstats rows prints them: the --top N (default 10; 0: all) largest by\n"
@@ -216,6 +217,11 @@ int cmd_run(int argc, char **argv)
 		svg_drop(svg_f, svg);
 		return rc;
 	}
+	/* As bcc's tools say it: the trace is live, start the workload now. */
+	if (dur)
+		fprintf(stderr, "Tracing %s for %lu s... Hit Ctrl-C to end sooner.\n", name, dur);
+	else
+		fprintf(stderr, "Tracing %s... Hit Ctrl-C to end.\n", name);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	end = now;
 	end.tv_sec += dur;
