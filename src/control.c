@@ -762,6 +762,10 @@ int ks_parse_control(char *line, struct ks_trace_req *req, const char **why)
 	if ((seen & BIT(KS_KW_KEYS)) && !req->keys.n_parts)
 		return ks_why(req, why, "keys %u bounds the rows of a key: give key",
 			      req->keys.rows);
+	if (!req->start[0] && (seen & BIT(KS_KW_END)))
+		return ks_why(req, why,
+			      "end %s without start: give start FUNC (alone, NAME is the function)",
+			      req->end);
 	if (!req->start[0] && !req->offcpu.on) {
 		err = ks_parse_point(req, req->name, false, &hints[0], why);
 		if (err)

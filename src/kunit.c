@@ -405,6 +405,8 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	{ "trace t key cgroup,cgroup", -EINVAL },
 	{ "trace t key waker-cgroup", -EINVAL },
 	{ "trace t start a end b match arg0 key cgroup", -EINVAL },
+	/* An end with no start: not the function t. */
+	{ "trace t end b", -EINVAL },
 	{ "trace KEY-t", -EINVAL },
 	/* Too many words: more than "trace t" and a pair of each keyword. */
 	{ "trace t x x x x x x x x x x x x x x x x x x x x x x x x x", -EINVAL },

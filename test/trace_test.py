@@ -167,6 +167,9 @@ def SPELLING_REFUSALS(arch):
     return [
     ("trace rd vfs_read", "Invalid argument",
      "trace rd: 'vfs_read' is not a keyword; did you mean 'start vfs_read'?"),
+    # An end without a start: not taken for the function NAME.
+    ("trace q11 end vfs_read", "Invalid argument",
+     "trace q11: end vfs_read without start: give start FUNC (alone, NAME is the function)"),
     # A stray word after start's value: not a hint to give start again.
     ("trace rd start vfs_read extra", "Invalid argument",
      "trace rd: 'extra' is not a keyword; start is given (start vfs_read) and takes one word"),
