@@ -1,7 +1,10 @@
 #!/bin/bash
 # Build kstats.ko, the test client and the demo client for one kernel.
-# Usage: [KS_SPARSE=1] test/build.sh KVER [EXTRA_MAKE_ARGS...]
+# Usage: [KS_SPARSE=1] [KS_MODULE_ONLY=1] test/build.sh KVER [EXTRA_MAKE_ARGS...]
 # Output: out/KVER/{kstats.ko,kstats_test_client.ko,kstats_demo.ko,build.log}
+# KS_MODULE_ONLY=1: kstats.ko alone (out/KVER/kstats.ko), for a variant
+# of kstats whose test modules, demo client and programs another build
+# of the same kernel makes (test/debug-kernel/run.sh's KUnit build).
 # Each kernel gets its own copy of the tree, since Kbuild writes objects
 # next to the sources.
 set -euo pipefail
@@ -24,12 +27,13 @@ ks_copy_tree "$OUT/tree"
 # C= off without scripts/checker-valid.sh): one compile for both checks.
 sparse=()
 [[ ${KS_SPARSE:-0} == 1 ]] && sparse=(C=1 KBUILD_CHECKSRC=1)
+only=${KS_MODULE_ONLY:-0}
 {
-	make -C "$KDIR" M="$OUT/tree" W=1 "${sparse[@]}" "$@" modules
-	make -C "$KDIR" M="$OUT/tree/test/modules" W=1 "$@" \
-		KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules
-	make -C "$KDIR" M="$OUT/tree/examples" W=1 "$@" \
-		KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules
+	make -C "$KDIR" M="$OUT/tree" W=1 "${sparse[@]}" "$@" modules &&
+		{ [[ $only == 1 ]] || make -C "$KDIR" M="$OUT/tree/test/modules" W=1 "$@" \
+			KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules; } &&
+		{ [[ $only == 1 ]] || make -C "$KDIR" M="$OUT/tree/examples" W=1 "$@" \
+			KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules; }
 } >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 
 # The sparse check reads this build's log (test/lint.sh sparse-log), kept
@@ -39,6 +43,10 @@ sparse=()
 if grep -E 'warning:|WARNING:' "$OUT/build.log"; then
 	echo "build for $KVER has warnings" >&2
 	exit 1
+fi
+if [[ $only == 1 ]]; then
+	cp "$OUT/tree/kstats.ko" "$OUT/"
+	exit 0
 fi
 cp "$OUT/tree/kstats.ko" "$OUT/tree/test/modules/kstats_test_client.ko" \
 	"$OUT/tree/examples/kstats_demo.ko" \

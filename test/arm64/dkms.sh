@@ -8,6 +8,9 @@
 # install step into /lib/modules/KVER; on a real arm64 machine DKMS
 # compiles natively, here CROSS_COMPILE comes from the environment.
 # Usage: test/arm64/dkms.sh KVER HEADERS_DIR
+# KS_ARM64_DEB_DIR: a directory that keeps the package between calls:
+# the first call builds it there, the next ones (the other kernels) use
+# it: it is arch-all (-A), the same for every kernel.
 set -euo pipefail
 KVER=$1
 KDIR=$2
@@ -15,11 +18,19 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-mkdir -p "$WORK/src"
-git -C "$TOP" ls-files -c | (cd "$TOP" && tar -cf - -T -) | tar -C "$WORK/src" -xf -
-(cd "$WORK/src" && dpkg-buildpackage -us -uc -A -aarm64) >"$WORK/bp.log" 2>&1 ||
-	{ cat "$WORK/bp.log"; exit 1; }
-deb=$(ls "$WORK"/kstats-dkms_*_all.deb)
+debs=${KS_ARM64_DEB_DIR:-$WORK/debs}
+if ! deb=$(ls "$debs"/kstats-dkms_*_all.deb 2>/dev/null); then
+	rm -rf "$debs"
+	mkdir -p "$debs/src"
+	git -C "$TOP" ls-files -c | (cd "$TOP" && tar -cf - -T -) | tar -C "$debs/src" -xf -
+	(cd "$debs/src" && dpkg-buildpackage -us -uc -A -aarm64) >"$WORK/bp.log" 2>&1 ||
+		{ cat "$WORK/bp.log"; rm -rf "$debs"; exit 1; }
+	rm -rf "$debs/src"
+	deb=$(ls "$debs"/kstats-dkms_*_all.deb)
+	echo "dkms: package built for arm64: $deb"
+else
+	echo "dkms: package built for arm64 by the first kernel's step: $deb"
+fi
 dpkg-deb -x "$deb" "$WORK/root"
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$WORK"/root/usr/src/kstats-*/dkms.conf)
 mkdir -p "$WORK/tree"

@@ -47,6 +47,10 @@ export KS_CPU=max,pauth-impdef=on
 # run-queue-by-comm check: 1 sample of 30 sleeps, and missed 0), as if a
 # vCPU ran stale code; the single-threaded x86 guests never have.
 MT=tcg,thread=multi ST=tcg,thread=single
+# The arm64 package (arch all, the same for each kernel) is built once,
+# by the first kernel's DKMS step (test/arm64/dkms.sh).
+export KS_ARM64_DEB_DIR=$TOP/out/arm64-deb
+rm -rf "$KS_ARM64_DEB_DIR"
 for kv in "${KERNELS[@]}"; do
 	read -r k ver <<<"$kv"
 	series=$(ks_kernel_series "$k")
