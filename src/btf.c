@@ -370,7 +370,7 @@ static int ks_btf_find_vmlinux(const char *trace)
 		ks_btf_vmlinux = (const void *)s.start;
 		ks_btf_vmlinux_size = s.stop - s.start;
 	} else {
-		pr_info("no BTF: __start_BTF and __stop_BTF are not in /proc/kallsyms; ret and argN are read as registers (ret s64, argN u64) unless given :TYPE\n");
+		pr_info("no BTF: __start_BTF and __stop_BTF are not in /proc/kallsyms, or their addresses are hidden; ret and argN are read as registers (ret s64, argN u64) unless given :TYPE\n");
 	}
 out:
 	mutex_unlock(&ks_btf_lock);
