@@ -22,6 +22,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <uapi/linux/btf.h>
 
@@ -92,15 +93,22 @@ static int ks_btf_extra(const struct btf_type *t, u32 *extra)
 	}
 }
 
+/*
+ * The header kstats reads: up to str_len. Newer kernels' headers go on
+ * (7.x: a layout section, hdr_len 32), and their own BTF may still have
+ * the 24-byte header: struct btf_header's size is not the data's.
+ */
+#define KS_BTF_HDR_LEN		offsetofend(struct btf_header, str_len)
+
 /* The header's sections, checked against @size. */
 static int ks_btf_sections(const void *data, size_t size, struct ks_btf *b)
 {
 	const struct btf_header *h = data;
 	u64 types, strs;
 
-	if (!IS_ALIGNED((unsigned long)data, 4) || size < sizeof(*h) ||
+	if (!IS_ALIGNED((unsigned long)data, 4) || size < KS_BTF_HDR_LEN ||
 	    h->magic != BTF_MAGIC || h->version != BTF_VERSION ||
-	    h->hdr_len < sizeof(*h) || h->hdr_len > size)
+	    h->hdr_len < KS_BTF_HDR_LEN || h->hdr_len > size)
 		return -EINVAL;
 	types = (u64)h->hdr_len + h->type_off;
 	strs = (u64)h->hdr_len + h->str_off;
@@ -397,8 +405,13 @@ int ks_btf_func(const char *trace, const char *func, struct ks_btf_func *out)
 	if (!ks_btf_vmlinux)
 		return -EOPNOTSUPP;
 	err = ks_btf_parse(ks_btf_vmlinux, ks_btf_vmlinux_size, func, out);
-	if (err == -EINVAL)
-		ks_err_ratelimited("trace %s: the kernel's BTF (%zu bytes at __start_BTF) is not BTF as kstats reads it; ret and argN are read as registers\n",
-				   trace, ks_btf_vmlinux_size);
+	if (err == -EINVAL && ks_btf_vmlinux_size >= KS_BTF_HDR_LEN) {
+		const struct btf_header *h = ks_btf_vmlinux;
+
+		ks_err_ratelimited("trace %s: the kernel's BTF (%zu bytes at __start_BTF, magic %#x version %u hdr_len %u type_off %u type_len %u str_off %u str_len %u) is not BTF as kstats reads it; ret and argN are read as registers\n",
+				   trace, ks_btf_vmlinux_size, h->magic, h->version,
+				   h->hdr_len, h->type_off, h->type_len, h->str_off,
+				   h->str_len);
+	}
 	return err;
 }

@@ -24,7 +24,7 @@ struct ks_btf_type {
 /* What BTF says of a function: its return and first KS_ARGS parameters. */
 struct ks_btf_func {
 	u8 n_params;		/* parameters typed in param[], 0..KS_ARGS */
-	u16 vlen;		/* parameters BTF gives, all of them */
+	u32 vlen;		/* parameters BTF gives, all of them */
 	struct ks_btf_type ret;	/* bits 0: void, or no type kstats reads */
 	struct ks_btf_type param[KS_ARGS];
 	char param_name[KS_ARGS][KS_BTF_NAME_MAX];

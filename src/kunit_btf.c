@@ -84,9 +84,11 @@ static void *ks_t_build(size_t *size)
 	static const u32 g_params[] = { 9, 1 };
 	static const u32 h_params[] = { 1, 0 };
 	struct ks_t_btf *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	/* The 24-byte header every reference kernel's BTF has. */
+	const size_t hdr_len = offsetofend(struct btf_header, str_len);
 	struct btf_header h = {
 		.magic = BTF_MAGIC, .version = BTF_VERSION,
-		.hdr_len = sizeof(h),
+		.hdr_len = hdr_len,
 	};
 	void *data;
 
@@ -113,12 +115,12 @@ static void *ks_t_build(size_t *size)
 	h.type_len = b->n_words * sizeof(u32);
 	h.str_off = h.type_len;
 	h.str_len = b->strs_len;
-	*size = sizeof(h) + h.type_len + h.str_len;
+	*size = hdr_len + h.type_len + h.str_len;
 	data = kmalloc(*size, GFP_KERNEL);
 	if (data) {
-		memcpy(data, &h, sizeof(h));
-		memcpy(data + sizeof(h), b->types, h.type_len);
-		memcpy(data + sizeof(h) + h.type_len, b->strs, h.str_len);
+		memcpy(data, &h, hdr_len);
+		memcpy(data + hdr_len, b->types, h.type_len);
+		memcpy(data + hdr_len + h.type_len, b->strs, h.str_len);
 	}
 	kfree(b);
 	return data;
@@ -182,7 +184,7 @@ static int ks_t_parse_with(struct kunit *test, const void *data, size_t size,
 
 static void ks_test_btf_faults(struct kunit *test)
 {
-	const size_t hdr = sizeof(struct btf_header);
+	const size_t hdr = offsetofend(struct btf_header, str_len);
 	const struct btf_header *h;
 	size_t size, none = SIZE_MAX;
 	void *data = ks_t_build(&size);
