@@ -20,6 +20,7 @@
 #include "output.h"
 #include "request.h"
 #include "traces.h"
+#include "values.h"
 
 static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
@@ -62,6 +63,9 @@ static ssize_t ks_control_write(struct file *file, const char __user *ubuf,
 			err = ks_check_trace(req, &why);
 		else
 			why = NULL;
+		/* ret and argN as the function's BTF types them. */
+		if (!err)
+			err = ks_values_type(req, &why);
 	}
 	if (err && why) {
 		/* The command as the user wrote it, as far as it was read. */

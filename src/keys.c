@@ -624,14 +624,12 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
 		u8 part = spec->parts[i];
 
 		if (part == KS_KEY_VALUE) {
-			bool is_ret = spec->value.arg == KS_VALUE_RET;
 			char name[8];
 
 			len += scnprintf(buf + len, size - len, "%s%s", i ? "," : "",
 					 ks_key_value_name(name, &spec->value));
-			/* The type when not the default, as "if" reads it. */
-			if (spec->value.bits != 64 ||
-			    spec->value.is_signed != is_ret)
+			/* The type as given: a BTF type is the listing's "types". */
+			if (spec->value.source == KS_VSRC_GIVEN)
 				len += scnprintf(buf + len, size - len, ":%c%u",
 						 spec->value.is_signed ? 's' : 'u',
 						 spec->value.bits);

@@ -52,17 +52,27 @@ enum ks_key_part {
 #define KS_VALUE_FILTERS_MAX	4
 /* The operand of an "if" that is the return value, not an argument. */
 #define KS_VALUE_RET		0xff
+/* An argument by name, until BTF gives its position (values.c): never attached. */
+#define KS_VALUE_NAMED		0xfe
 
 enum ks_value_op {
 	KS_VOP_EQ, KS_VOP_NE, KS_VOP_LT, KS_VOP_LE, KS_VOP_GT, KS_VOP_GE,
 	KS_VOP_MASK,		/* "&": any bit of the constant set */
 };
 
+/* Where a value's type came from, as the listing says. */
+enum ks_value_source {
+	KS_VSRC_REGISTER,	/* no BTF entry: s64 for ret, u64 for argN */
+	KS_VSRC_GIVEN,		/* :TYPE */
+	KS_VSRC_BTF,		/* the function's BTF (btf.c) */
+};
+
 /* A value a probe reads: an argument or the return value, and its type. */
 struct ks_value {
-	u8 arg;			/* 0..KS_ARGS - 1, or KS_VALUE_RET */
+	u8 arg;			/* 0..KS_ARGS - 1, KS_VALUE_RET (or _NAMED) */
 	u8 bits;		/* 8, 16, 32 or 64 */
 	bool is_signed;
+	u8 source;		/* enum ks_value_source */
 };
 
 /*

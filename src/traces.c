@@ -30,6 +30,7 @@
 #include "symbols.h"
 #include "starts.h"
 #include "traces.h"
+#include "values.h"
 
 /* The methods, most specific first: a trace takes the first that claims it. */
 static const struct ks_method_ops *const ks_methods[] = {
@@ -539,7 +540,7 @@ void ks_trace_list(struct seq_file *m)
 	list_for_each_entry(t, &ks_traces, list) {
 		const struct ks_filter *f = &t->req.filter;
 		unsigned int i;
-		char key[96];
+		char key[96], types[128];
 
 		ks_key_spec_print(key, sizeof(key), &t->req.keys);
 		/* functions: a pair has 2 points. */
@@ -569,6 +570,8 @@ void ks_trace_list(struct seq_file *m)
 		}
 		for (i = 0; i < f->n_values; i++)
 			seq_printf(m, " if %s", f->value[i].word);
+		if (ks_values_print_types(types, sizeof(types), &t->req))
+			seq_printf(m, " types %s", types);
 		if (t->ops->list)
 			t->ops->list(m, t);
 		seq_printf(m, "%s%s\n", t->req.gap_off ? " gap off" : "",

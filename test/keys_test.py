@@ -83,6 +83,7 @@ def readme_script():
               "dd if=/proc/self/mem of=/dev/null count=1 2>/dev/null",
               "dd if=/dev/zero of=/dev/null bs=65536 count=2 2>/dev/null",
               "cat /nonexistent 2>/dev/null",
+              "tgt 'btfret 8'",
               "ls -R /sys > /dev/null 2>&1",
               "sleep 2",
               "listing readme"]
@@ -266,6 +267,20 @@ tgt "ret 100"
 taskset -p 3 $$ > /dev/null
 for n in kh ke kg; do show $n; show GAP-$n; ctl "remove $n"; done
 @@README@@
+step btf
+ctl "trace bi start kern_path pid $$ if ret<0"
+ctl "trace bk start kern_path pid $$ key ret"
+ctl "trace bu start kern_path pid $$ key ret:u64"
+ctl "trace bm start kst_ret_int key ret"
+ctl "trace bf start kern_path if ret>4294967296"
+ctl "trace bn start kern_path pid $$ if flags&1 key ret"
+ctl "trace bz start kern_path if count>1"
+listing btf
+tgt "btfret 100"
+echo "@@BTFRET $(grep '^btfret ' $T)"
+show bi
+for n in bk bu bn; do show KEY-$n; done
+for n in bi bk bu bm bn; do ctl "remove $n"; done
 step errors
 """)
     for words, _ in BAD_LINES:
@@ -582,6 +597,79 @@ def check_values(r, st, lines):
         r.check(c.get(cmd, ("?", ""))[1] == "Invalid argument" and
                 any(("kstats: trace bx: " + text) in l for l in lines),
                 "%s -> EINVAL, dmesg: %s" % (cmd.split(" ", 2)[2], text), str(c.get(cmd)))
+
+
+def check_btf(r, st, lines):
+    """ret typed by BTF: kern_path() is an int function of vmlinux, called
+    100 times by the target (btfret 100) with a path that does not exist
+    (-ENOENT) for i % 4 == 0, a path under a file (-ENOTDIR) for
+    i % 4 == 1, else / (0). Without :TYPE, ret is an s32; :u64 reads the register as before;
+    a module's function (no BTF entry here) keeps the register's s64."""
+    c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
+    made = {k: v for k, v in c.items() if k.startswith("trace b") and " bf " not in k
+            and " bz " not in k}
+    r.check(len(made) == 5 and all(rc == "0" for rc, _ in made.values()),
+            "btf: the typed traces are accepted", str(made))
+    told = [l for l in st if l.startswith("@@BTFRET ")]
+    r.check(told == ["@@BTFRET btfret 100 failed 50"], "btf: the target saw 50 failures",
+            str(told))
+    nd = nodes(st)
+    got = sum(n for _, n in nd["bi"][0][0]) if "bi" in nd else None
+    r.check(got == 50, "if ret<0 (no :TYPE) on int kern_path: exactly the 50 failing calls",
+            str(got))
+    kn = key_nodes(st)
+
+    def rows(name):
+        node = kn.get(name, [None])[0]
+        if not node:
+            return None, None
+        got = {}
+        for x in node["rows"]:
+            got[x["parts"].get("ret")] = got.get(x["parts"].get("ret"), 0) + x["count"]
+        return node, got
+    node, got = rows("bk")
+    r.check(node and got == {"-2": 25, "-20": 25, "0": 50} and
+            node["header"].get("key") == "ret" and node["other"]["count"] == 0,
+            "key ret (no :TYPE) on int kern_path: rows -2 (ENOENT) 25, -20 (ENOTDIR) 25, 0 50",
+            str(got))
+    # :u64 reads the whole register, as before BTF: whatever the compiler
+    # left in the upper half, no row is negative, and the low 32 bits
+    # give the errnos.
+    node, got = rows("bu")
+    low = {}
+    for v, n in (got or {}).items():
+        k = int(v) & 0xffffffff
+        low[k] = low.get(k, 0) + n
+    r.check(node and all(not v.startswith("-") for v in got) and
+            low == {2**32 - 2: 25, 2**32 - 20: 25, 0: 50} and
+            node["header"].get("key") == "ret:u64",
+            "key ret:u64 overrides BTF: the register unsigned, its low half the errnos",
+            str(got))
+    lv = listings(st).get("btf", [])
+
+    def listed(name):
+        return [l for l in lv if l.startswith(name + " ")]
+    for name, want in (("bi", " types ret:s32(btf)"), ("bk", " types ret:s32(btf)"),
+                       ("bu", " types ret:u64(given)"), ("bm", " types ret:s64(register)")):
+        got = listed(name)
+        r.check(got and (got[0] + " ").count(want + " ") == 1,
+                "the listing says which typing applied: %s%s" % (name, want), str(got))
+    node, got = rows("bn")
+    r.check(node and got == {"-20": 25, "0": 25} and node["other"]["count"] == 0,
+            "if flags&1 by name (kern_path's 2nd parameter): the 50 odd calls, "
+            "rows -20 (ENOTDIR) 25 and 0 25", str(got))
+    bz = c.get("trace bz start kern_path if count>1")
+    r.check(bz and bz[0] == "1" and "Invalid argument" in bz[1] and
+            any("kstats: trace bz: if count>1: 'count' is not a parameter of kern_path "
+                "that kstats reads (its parameters: name flags path)" in l for l in lines),
+            "a name that is not a parameter: EINVAL, dmesg names it and lists the parameters",
+            str(bz))
+    bf = c.get("trace bf start kern_path if ret>4294967296")
+    r.check(bf and bf[0] == "1" and "Invalid argument" in bf[1] and
+            any("kstats: trace bf: if ret>4294967296: ret of kern_path is s32 by BTF" in l
+                for l in lines),
+            "if ret>4294967296 on an int function: EINVAL, dmesg names the word and the type",
+            str(bf))
 
 
 def flames(step_lines):
@@ -915,6 +1003,7 @@ def check(logpath):
     r.check(missed_of(ls.get("frq", []), "frq") == 0, "filter on run-queue latency: nothing missed")
 
     check_values(r, steps["values"], lines)
+    check_btf(r, steps.get("btf", []), lines)
 
     # Bad lines: EINVAL, the reason in dmesg, nothing left behind.
     st = steps["errors"]

@@ -350,7 +350,9 @@ def traces() -> list[dict[str, Any]]:
     for an off-CPU trace kind, state, tasks, min, max; for a section pair,
     expire; for a matched pair, match and repeat too), "gone": True when its module unloaded. Counts are
     ints; "-" (no end, no key, no max) and the other words are strings;
-    "if" is the list of a trace's if words ([] without); "gap" is "off"
+    "if" is the list of a trace's if words ([] without); "types" the
+    types its values are read with ("ret:s32(btf),arg2:u64(given)",
+    absent when it reads none); "gap" is "off"
     for a trace made with gap off, else "on" (the listing says only
     "gap off"). "comm" is the task name plain ("my prog"), as keys() and
     trace(comm=) give it; "comm_escaped" is the listing's own word

@@ -113,6 +113,12 @@
  *				for i % 4 == 1, else 1000 i; and as many of
  *				kst_ret_int(i), an int function that
  *				returns the same for i % 4 < 2, else i
+ *	btfret N		N calls of vmlinux's kern_path(), an int
+ *				function that BTF types: of a path that does
+ *				not exist (-ENOENT) for i % 4 == 0, of a path
+ *				under a file (-ENOTDIR) for i % 4 == 1, of /
+ *				(0) for the others; flags LOOKUP_FOLLOW (1)
+ *				for odd i, else 0
  *	work N			N work items queued on system_wq, one at a
  *				time, each waited for (flush_work()); reading
  *				the file then gives "work N item ADDR", the
@@ -140,6 +146,8 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/path.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -1008,6 +1016,21 @@ static int kst_run(char *line)
 			kst_ret_long(i, 1000UL * i);
 			kst_ret_int(i);
 		}
+	} else if (!strcmp(cmd, "btfret") && n == 2) {
+		static const char * const paths[] = {
+			"/kst-nonexistent", "/sys/kernel/debug/kstats_test_target/x", "/", "/",
+		};
+		unsigned int failed = 0;
+		struct path path;
+
+		for (i = 0; i < a; i++) {
+			if (kern_path(paths[i % 4], i % 2 ? LOOKUP_FOLLOW : 0, &path))
+				failed++;
+			else
+				path_put(&path);
+		}
+		snprintf(kst_result, sizeof(kst_result), "btfret %u failed %u\n", a,
+			 failed);
 	} else if (!strcmp(cmd, "work") && n == 2) {
 		for (i = 0; i < a; i++) {
 			t0 = kst_now();

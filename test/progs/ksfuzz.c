@@ -817,6 +817,9 @@ static void apply_fault(struct gen *g, struct words *w, enum fault f, enum kind 
 			"arg0:u8==256", "arg0=1", "arg0=>1", "arg0<+1", "arg0:x<1",
 			"arg0:s0<1", "arg0:s08<1", "ret<0x", "arg0<0x10000000000000000",
 			"arg0<18446744073709551616", "rett<0", "arg00<1", "arg0<<1",
+			/* Names: none is a parameter of a start the fuzzer picks. */
+			"nosuchparam>1", "count:s8>128", "file->f_flags&1", "9count<1",
+			"_<0",
 		};
 		if (k == K_OFFCPU || k == K_RUNQ || chance(30)) {
 			wadd(w, "if"), wadd(w, "%s", PICK(bi));

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A function's parameter and return types, from the kernel's BTF: the
+ * width and sign with which "if" and key ret/argN read each register, so
+ * that ret<0 is right for an int function.
+ *
+ * The kernel exports no way to its parsed BTF (btf_vmlinux), so kstats
+ * reads vmlinux's raw BTF where the kernel keeps it, between __start_BTF
+ * and __stop_BTF (found in /proc/kallsyms, as symbols.c finds functions;
+ * the section is read-only data that lives as long as the kernel), and
+ * parses it itself, once, in process context, when a trace is made:
+ * nothing here is on a probe's path. The parser trusts nothing in the
+ * data: every offset and length is checked against the section, every
+ * loop is bounded by the data's size or a constant, and type chains
+ * (typedef, const ...) are followed to a bounded depth, without
+ * recursion. Modules' BTF (split BTF) is not read yet: a module's
+ * function has no entry here.
+ */
+#include <linux/align.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <uapi/linux/btf.h>
+
+#include "btf.h"
+#include "request.h"
+#include "symbols.h"
+
+/* typedef, const, volatile, restrict and type tags followed, at most. */
+#define KS_BTF_DEPTH_MAX	32
+
+/* A checked BTF section: its types, its strings and where each type is. */
+struct ks_btf {
+	const u8 *types;
+	u32 types_len;
+	const char *strs;
+	u32 strs_len;
+	u32 n;			/* types, ids 1..n */
+	u32 *off;		/* off[id - 1]: type id's record in types */
+};
+
+/* The bytes after a type's struct btf_type; -EINVAL for an unknown kind. */
+static int ks_btf_extra(const struct btf_type *t, u32 *extra)
+{
+	u32 vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+		*extra = sizeof(u32);
+		return 0;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		*extra = 0;
+		return 0;
+	case BTF_KIND_ARRAY:
+		*extra = sizeof(struct btf_array);
+		return 0;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		*extra = vlen * sizeof(struct btf_member);
+		return 0;
+	case BTF_KIND_ENUM:
+		*extra = vlen * sizeof(struct btf_enum);
+		return 0;
+	case BTF_KIND_FUNC_PROTO:
+		*extra = vlen * sizeof(struct btf_param);
+		return 0;
+	case BTF_KIND_VAR:
+		*extra = sizeof(struct btf_var);
+		return 0;
+	case BTF_KIND_DATASEC:
+		*extra = vlen * sizeof(struct btf_var_secinfo);
+		return 0;
+	case BTF_KIND_DECL_TAG:
+		*extra = sizeof(struct btf_decl_tag);
+		return 0;
+	case BTF_KIND_ENUM64:
+		*extra = vlen * sizeof(struct btf_enum64);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * The header kstats reads: up to str_len. Newer kernels' headers go on
+ * (7.x: a layout section, hdr_len 32), and their own BTF may still have
+ * the 24-byte header: struct btf_header's size is not the data's.
+ */
+#define KS_BTF_HDR_LEN		offsetofend(struct btf_header, str_len)
+
+/* The header's sections, checked against @size. */
+static int ks_btf_sections(const void *data, size_t size, struct ks_btf *b)
+{
+	const struct btf_header *h = data;
+	u64 types, strs;
+
+	if (!IS_ALIGNED((unsigned long)data, 4) || size < KS_BTF_HDR_LEN ||
+	    h->magic != BTF_MAGIC || h->version != BTF_VERSION ||
+	    h->hdr_len < KS_BTF_HDR_LEN || h->hdr_len > size)
+		return -EINVAL;
+	types = (u64)h->hdr_len + h->type_off;
+	strs = (u64)h->hdr_len + h->str_off;
+	if (types + h->type_len > size || strs + h->str_len > size ||
+	    !IS_ALIGNED(types, 4) || !h->str_len)
+		return -EINVAL;
+	b->types = (const u8 *)data + types;
+	b->types_len = h->type_len;
+	b->strs = (const char *)data + strs;
+	b->strs_len = h->str_len;
+	/* Every string ends inside the section: the last byte is a NUL. */
+	return b->strs[b->strs_len - 1] ? -EINVAL : 0;
+}
+
+/* The name at @off, or NULL where @off is past the strings. */
+static const char *ks_btf_str(const struct ks_btf *b, u32 off)
+{
+	return off < b->strs_len ? b->strs + off : NULL;
+}
+
+/*
+ * Walks the type records: counts them (b->off NULL), or fills b->off.
+ * Each record is checked to lie inside the section; the walk ends with
+ * the section, each step at least a struct btf_type long. Finds the
+ * FUNC named @func: its FUNC_PROTO's id in *@proto (0: none; a second
+ * FUNC of that name with another prototype is -ENOTUNIQ).
+ */
+static int ks_btf_walk(struct ks_btf *b, const char *func, u32 *proto)
+{
+	u32 pos = 0, n = 0, extra;
+
+	*proto = 0;
+	while (pos < b->types_len) {
+		const struct btf_type *t;
+
+		if (b->types_len - pos < sizeof(*t) || n == BTF_MAX_TYPE ||
+		    (b->off && n == b->n))
+			return -EINVAL;
+		t = (const struct btf_type *)(b->types + pos);
+		if (ks_btf_extra(t, &extra) ||
+		    b->types_len - pos - sizeof(*t) < extra)
+			return -EINVAL;
+		if (b->off)
+			b->off[n] = pos;
+		n++;
+		if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC) {
+			const char *name = ks_btf_str(b, t->name_off);
+
+			if (!name)
+				return -EINVAL;
+			if (!strcmp(name, func)) {
+				if (*proto && *proto != t->type)
+					return -ENOTUNIQ;
+				*proto = t->type;
+			}
+		}
+		pos += sizeof(*t) + extra;
+	}
+	b->n = n;
+	return 0;
+}
+
+/* Type @id, or NULL where there is no such id (0 is void). */
+static const struct btf_type *ks_btf_type(const struct ks_btf *b, u32 id)
+{
+	if (!id || id > b->n)
+		return NULL;
+	return (const struct btf_type *)(b->types + b->off[id - 1]);
+}
+
+/* 1, 2, 4 or 8 bytes as bits; 0 for another size. */
+static u8 ks_btf_bits(u32 size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8 ? size * 8 : 0;
+}
+
+/*
+ * How a register holding a value of type @id is read: through typedefs
+ * and qualifiers to an int, bool, enum or pointer. Anything else (void,
+ * a struct, a float, an int of 128 bits) is bits 0.
+ */
+static int ks_btf_resolve(const struct ks_btf *b, u32 id, struct ks_btf_type *out)
+{
+	unsigned int depth;
+
+	out->bits = 0;
+	out->is_signed = false;
+	for (depth = 0; depth < KS_BTF_DEPTH_MAX; depth++) {
+		const struct btf_type *t = ks_btf_type(b, id);
+		u32 enc;
+
+		if (!id)
+			return 0;	/* void */
+		if (!t)
+			return -EINVAL;
+		switch (BTF_INFO_KIND(t->info)) {
+		case BTF_KIND_INT:
+			/* ks_btf_walk() checked that the u32 is there. */
+			enc = *(const u32 *)(t + 1);
+			if (BTF_INT_OFFSET(enc))
+				return 0;
+			out->bits = ks_btf_bits(t->size);
+			out->is_signed = (BTF_INT_ENCODING(enc) & BTF_INT_SIGNED) &&
+					 !(BTF_INT_ENCODING(enc) & BTF_INT_BOOL);
+			return 0;
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+			out->bits = ks_btf_bits(t->size);
+			out->is_signed = BTF_INFO_KFLAG(t->info);
+			return 0;
+		case BTF_KIND_PTR:
+			out->bits = BITS_PER_LONG;
+			return 0;
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			continue;
+		default:
+			return 0;
+		}
+	}
+	return -EINVAL;		/* a chain too long, or a loop */
+}
+
+/* Adds parameter @name to @out's list of names, "..." once it is full. */
+static void ks_btf_add_name(struct ks_btf_func *out, const char *name)
+{
+	size_t len = strlen(out->names);
+
+	if (len && out->names[len - 1] == '.')
+		return;		/* already cut */
+	if (len + 1 + strlen(name) + 4 >= sizeof(out->names)) {
+		strscpy(out->names + len, len ? " ..." : "...", sizeof(out->names) - len);
+		return;
+	}
+	scnprintf(out->names + len, sizeof(out->names) - len, "%s%s",
+		  len ? " " : "", *name ? name : "?");
+}
+
+/* The return and parameters of FUNC_PROTO @proto. */
+static int ks_btf_proto(const struct ks_btf *b, u32 proto, struct ks_btf_func *out)
+{
+	const struct btf_type *t = ks_btf_type(b, proto);
+	const struct btf_param *p;
+	bool typing = true;
+	unsigned int i;
+	int err;
+
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC_PROTO)
+		return -EINVAL;
+	err = ks_btf_resolve(b, t->type, &out->ret);
+	if (err)
+		return err;
+	out->vlen = BTF_INFO_VLEN(t->info);
+	p = (const struct btf_param *)(t + 1);
+	/* vlen is at most 0xffff, each of its params inside the section. */
+	for (i = 0; i < out->vlen; i++) {
+		const char *name = ks_btf_str(b, p[i].name_off);
+
+		if (!name)
+			return -EINVAL;
+		/* The last parameter's type 0 is "...". */
+		if (!p[i].type) {
+			ks_btf_add_name(out, "...");
+			break;
+		}
+		ks_btf_add_name(out, name);
+		if (!typing || i >= KS_ARGS)
+			continue;
+		err = ks_btf_resolve(b, p[i].type, &out->param[i]);
+		if (err)
+			return err;
+		/*
+		 * A parameter kstats cannot read (a struct by value) may take
+		 * more than one register: the next ones are not argN.
+		 */
+		if (!out->param[i].bits) {
+			typing = false;
+			continue;
+		}
+		strscpy(out->param_name[i], name, sizeof(out->param_name[i]));
+		out->n_params = i + 1;
+	}
+	return 0;
+}
+
+/**
+ * ks_btf_parse() - a function's types, from a BTF section
+ * @data: the section (struct btf_header first), 4-byte aligned
+ * @size: its bytes
+ * @func: the function's name, as BTF spells it
+ * @out: its return type and first parameters' types
+ *
+ * Checks the whole section as it reads it: malformed data is -EINVAL,
+ * never a read outside [@data, @data + @size).
+ *
+ * Context: process context; may sleep (allocates one u32 per type).
+ * Return: 0; -ENOENT if BTF has no function @func; -ENOTUNIQ if it has
+ * two of that name with other prototypes; -EINVAL; -ENOMEM.
+ */
+int ks_btf_parse(const void *data, size_t size, const char *func,
+		 struct ks_btf_func *out)
+{
+	struct ks_btf b = {};
+	u32 proto;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = ks_btf_sections(data, size, &b);
+	if (!err)
+		err = ks_btf_walk(&b, func, &proto);	/* count */
+	if (err)
+		return err;
+	if (!proto)
+		return -ENOENT;
+	b.off = kvmalloc_array(b.n ? b.n : 1, sizeof(*b.off), GFP_KERNEL);
+	if (!b.off)
+		return -ENOMEM;
+	err = ks_btf_walk(&b, func, &proto);
+	if (!err)
+		err = ks_btf_proto(&b, proto, out);
+	kvfree(b.off);
+	return err;
+}
+
+/* vmlinux's BTF, found once: it lives as long as the kernel. */
+static DEFINE_MUTEX(ks_btf_lock);
+static const void *ks_btf_vmlinux;
+static size_t ks_btf_vmlinux_size;
+static bool ks_btf_looked;
+
+struct ks_btf_syms {
+	unsigned long start, stop;
+};
+
+static bool ks_btf_sym(void *priv, unsigned long addr, char type,
+		       const char *name, const char *mod)
+{
+	struct ks_btf_syms *s = priv;
+
+	if (mod)
+		return true;		/* vmlinux's symbols come first */
+	if (!strcmp(name, "__start_BTF"))
+		s->start = addr;
+	else if (!strcmp(name, "__stop_BTF"))
+		s->stop = addr;
+	return s->start && s->stop;
+}
+
+/* Finds vmlinux's BTF once; says in dmesg, once, why there is none. */
+static int ks_btf_find_vmlinux(const char *trace)
+{
+	struct ks_btf_syms s = {};
+	int err = 0;
+
+	mutex_lock(&ks_btf_lock);
+	if (ks_btf_looked)
+		goto out;
+	err = ks_kallsyms_read(trace, ks_btf_sym, &s);
+	if (err)
+		goto out;	/* kept unlooked: -ENOMEM may pass */
+	ks_btf_looked = true;
+	if (s.start && s.stop > s.start) {
+		ks_btf_vmlinux = (const void *)s.start;
+		ks_btf_vmlinux_size = s.stop - s.start;
+	} else {
+		pr_info("no BTF: __start_BTF and __stop_BTF are not in /proc/kallsyms, or their addresses are hidden; ret and argN are read as registers (ret s64, argN u64) unless given :TYPE\n");
+	}
+out:
+	mutex_unlock(&ks_btf_lock);
+	return err;
+}
+
+/**
+ * ks_btf_func() - a vmlinux function's types, from the kernel's BTF
+ * @trace: the trace's NAME, for messages
+ * @func: the function, a symbol of vmlinux
+ * @out: its return type and first parameters' types
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENOENT if BTF has no entry for @func; -EOPNOTSUPP if the
+ * kernel's BTF cannot be found (said once in dmesg); -EINVAL if it is
+ * malformed (said in dmesg); -ENOTUNIQ; -ENOMEM.
+ */
+int ks_btf_func(const char *trace, const char *func, struct ks_btf_func *out)
+{
+	int err = ks_btf_find_vmlinux(trace);
+
+	if (err)
+		return err;
+	if (!ks_btf_vmlinux)
+		return -EOPNOTSUPP;
+	err = ks_btf_parse(ks_btf_vmlinux, ks_btf_vmlinux_size, func, out);
+	if (err == -EINVAL && ks_btf_vmlinux_size >= KS_BTF_HDR_LEN) {
+		const struct btf_header *h = ks_btf_vmlinux;
+
+		ks_err_ratelimited("trace %s: the kernel's BTF (%zu bytes at __start_BTF, magic %#x version %u hdr_len %u type_off %u type_len %u str_off %u str_len %u) is not BTF as kstats reads it; ret and argN are read as registers\n",
+				   trace, ks_btf_vmlinux_size, h->magic, h->version,
+				   h->hdr_len, h->type_off, h->type_len, h->str_off,
+				   h->str_len);
+	}
+	return err;
+}

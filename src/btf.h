@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A function's parameter and return types, as the kernel's BTF gives
+ * them: the width and sign a register holding each is read with.
+ */
+#ifndef _KSTATS_BTF_H
+#define _KSTATS_BTF_H
+
+#include <linux/types.h>
+
+#include "keys.h"
+
+/* How a value of one BTF type is read from its register. */
+struct ks_btf_type {
+	u8 bits;		/* 8, 16, 32 or 64; 0: no type kstats reads */
+	bool is_signed;
+};
+
+/* A parameter's name kstats matches; longer ones are never matched. */
+#define KS_BTF_NAME_MAX		32
+/* The parameters' names, blank-separated, for messages. */
+#define KS_BTF_NAMES_LEN	128
+
+/* What BTF says of a function: its return and first KS_ARGS parameters. */
+struct ks_btf_func {
+	u8 n_params;		/* parameters typed in param[], 0..KS_ARGS */
+	u32 vlen;		/* parameters BTF gives, all of them */
+	struct ks_btf_type ret;	/* bits 0: void, or no type kstats reads */
+	struct ks_btf_type param[KS_ARGS];
+	char param_name[KS_ARGS][KS_BTF_NAME_MAX];
+	char names[KS_BTF_NAMES_LEN];	/* all of them, "..." if cut */
+};
+
+int ks_btf_parse(const void *data, size_t size, const char *func,
+		 struct ks_btf_func *out);
+int ks_btf_func(const char *trace, const char *func, struct ks_btf_func *out);
+
+#endif /* _KSTATS_BTF_H */
