@@ -18,6 +18,7 @@
  */
 #include <linux/align.h>
 #include <linux/errno.h>
+#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -361,11 +362,68 @@ static bool ks_btf_sym(void *priv, unsigned long addr, char type,
 	return s->start && s->stop;
 }
 
+#define KS_BTF_SYSFS	"/sys/kernel/btf/vmlinux"
+/* A BTF larger than this is not read from sysfs (vmlinux's is ~6 MiB). */
+#define KS_BTF_SYSFS_MAX	(64 << 20)
+
+/* vmlinux's BTF, copied from sysfs, when kallsyms does not name it. */
+static void *ks_btf_copy;
+
+/*
+ * Without CONFIG_KALLSYMS_ALL (Debian's 6.1 arm64), /proc/kallsyms has no
+ * __start_BTF; the kernel still shows its BTF in sysfs, which serves it
+ * from that memory. One copy, kept until kstats is unloaded.
+ */
+static int ks_btf_read_sysfs(void)
+{
+	struct file *f = filp_open(KS_BTF_SYSFS, O_RDONLY, 0);
+	loff_t pos = 0, size;
+	ssize_t n;
+	void *buf;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	size = i_size_read(file_inode(f));
+	if (size <= 0 || size > KS_BTF_SYSFS_MAX) {
+		filp_close(f, NULL);
+		return -EFBIG;
+	}
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf) {
+		filp_close(f, NULL);
+		return -ENOMEM;
+	}
+	while (pos < size) {
+		n = kernel_read(f, buf + pos, size - pos, &pos);
+		if (n <= 0)
+			break;
+	}
+	filp_close(f, NULL);
+	if (pos != size) {
+		kvfree(buf);
+		return -EIO;
+	}
+	ks_btf_copy = buf;
+	ks_btf_vmlinux = buf;
+	ks_btf_vmlinux_size = size;
+	return 0;
+}
+
+/**
+ * ks_btf_exit() - free the copy of vmlinux's BTF, if one was made
+ *
+ * Context: module exit, no trace left.
+ */
+void ks_btf_exit(void)
+{
+	kvfree(ks_btf_copy);
+}
+
 /* Finds vmlinux's BTF once; says in dmesg, once, why there is none. */
 static int ks_btf_find_vmlinux(const char *trace)
 {
 	struct ks_btf_syms s = {};
-	int err = 0;
+	int err = 0, e;
 
 	mutex_lock(&ks_btf_lock);
 	if (ks_btf_looked)
@@ -378,7 +436,10 @@ static int ks_btf_find_vmlinux(const char *trace)
 		ks_btf_vmlinux = (const void *)s.start;
 		ks_btf_vmlinux_size = s.stop - s.start;
 	} else {
-		pr_info("no BTF: __start_BTF and __stop_BTF are not in /proc/kallsyms, or their addresses are hidden; ret and argN are read as registers (ret s64, argN u64) unless given :TYPE\n");
+		e = ks_btf_read_sysfs();
+		if (e)
+			pr_info("no BTF: __start_BTF and __stop_BTF are not in /proc/kallsyms, or their addresses are hidden, and %s cannot be read (%d); ret and argN are read as registers (ret s64, argN u64) unless given :TYPE\n",
+				KS_BTF_SYSFS, e);
 	}
 out:
 	mutex_unlock(&ks_btf_lock);

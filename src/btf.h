@@ -34,5 +34,6 @@ struct ks_btf_func {
 int ks_btf_parse(const void *data, size_t size, const char *func,
 		 struct ks_btf_func *out);
 int ks_btf_func(const char *trace, const char *func, struct ks_btf_func *out);
+void ks_btf_exit(void);
 
 #endif /* _KSTATS_BTF_H */

@@ -11,6 +11,7 @@
  */
 #include <linux/module.h>
 
+#include "btf.h"
 #include "control.h"
 #include "metrics.h"
 #include "output.h"
@@ -53,6 +54,7 @@ static void __exit kstats_exit(void)
 	/* Traces go first: their handlers record into histograms. */
 	ks_control_exit();
 	ks_traces_exit();
+	ks_btf_exit();
 	ks_symbols_exit();
 	ks_metrics_exit();
 	ks_output_exit();
