@@ -385,19 +385,6 @@ int ks_trace_add(const struct ks_trace_req *req)
 		ks_trace_free(t);
 		return -EINVAL;
 	}
-	if (req->filter.has & KS_FILTER_CGROUP) {
-		/* Once, as the writer: handlers compare with it, never look it up. */
-		err = ks_cgroup_filter_get(req->filter.cgroup_path,
-					   ks_find_tracepoint("cgroup_mkdir"),
-					   &t->req.filter.cgroup, t->req.why,
-					   sizeof(t->req.why));
-		if (err) {
-			if (err != -ENOMEM)
-				ks_err_ratelimited("trace %s: %s\n", req->name, t->req.why);
-			ks_trace_free(t);
-			return err;
-		}
-	}
 	/* A taken name first: resolving a pattern takes a while, and says things. */
 	mutex_lock(&ks_trace_lock);
 	err = ks_trace_find(req->name) ? -EEXIST : 0;
@@ -412,6 +399,22 @@ int ks_trace_add(const struct ks_trace_req *req)
 	if (err) {
 		ks_trace_free(t);
 		return err;
+	}
+	if (req->filter.has & KS_FILTER_CGROUP) {
+		/*
+		 * Once, as the writer: handlers compare with it, never look
+		 * it up. After lockdown's check: it registers a tracepoint probe.
+		 */
+		err = ks_cgroup_filter_get(req->filter.cgroup_path,
+					   ks_find_tracepoint("cgroup_mkdir"),
+					   &t->req.filter.cgroup, t->req.why,
+					   sizeof(t->req.why));
+		if (err) {
+			if (err != -ENOMEM)
+				ks_err_ratelimited("trace %s: %s\n", req->name, t->req.why);
+			ks_trace_free(t);
+			return err;
+		}
 	}
 	/*
 	 * Refuse unknown or unprobeable symbols before any node appears;
