@@ -892,9 +892,13 @@ def guest(chaos_s, soak_s, seed):
     pre = state()
     rc, out = run(["insmod", KS + "/kstats.ko"])
     say("@@INSMOD kstats rc=%s %s" % (rc, out.strip()))
-    # First uses that fill kernel caches for good (the dcache entry of
-    # /proc/kallsyms, which a pattern reads) are not kstats' holdings.
-    say("@@WARMUP %s %s" % (ctl("trace warm start vfs_rea*"), ctl("remove warm")))
+    # First uses that fill kernel caches for good (the dcache entries of
+    # /proc/kallsyms, which a pattern reads, and of /sys/kernel/btf/vmlinux,
+    # which a typed trace reads where kallsyms has no __start_BTF; and
+    # kstats' one copy of that BTF) are not kstats' holdings.
+    say("@@WARMUP %s %s %s %s" % (ctl("trace warm start vfs_rea*"), ctl("remove warm"),
+                                  ctl("trace warmbtf start vfs_read if ret<0"),
+                                  ctl("remove warmbtf")))
     base = state()
     say("@@KMEM-BASE %s" % json.dumps(stable_memory()[0], sort_keys=True))
     if chaos_s:
@@ -1109,7 +1113,7 @@ def check(path, chaos_s, soak_s):
     ncpu = [l for l in lines if l.startswith("@@NCPU ")]
     r.check(ncpu == ["@@NCPU 4"], "chaos: the guest runs on 4 vCPUs", str(ncpu))
     r.check(any(l.startswith("@@INSMOD kstats rc=0") for l in lines), "chaos: kstats loads")
-    r.check("@@WARMUP ok ok" in lines, "chaos: a warm-up trace attaches and removes")
+    r.check("@@WARMUP ok ok ok ok" in lines, "chaos: the warm-up traces (a pattern, a typed one) attach and remove")
     steps = [l.split()[1] for l in lines if l.startswith("@@STEP ")]
     want = (["chaos"] if chaos_s else []) + (["soak"] if soak_s else []) + ["unload", "leaks", "done"]
     r.check(steps == want, "chaos: every step ran", str(steps))
