@@ -277,4 +277,33 @@ static __always_inline unsigned long ks_kretprobe_caller(unsigned long tramp)
 #define KS_SYSCALL_PREFIXES	"__x64_sys_", "__arm64_sys_", "__riscv_sys_", \
 				"__s390x_sys_", "__ia32_sys_", "sys_"
 
+/*
+ * User stacks (ustack.c). Tasks without a user space of their own:
+ * kernel threads, and io_uring's and vhost's workers (PF_USER_WORKER
+ * since 6.4, PF_IO_WORKER before). A 32-bit task on a 64-bit kernel
+ * keeps 32-bit frame records, which are not walked. arm64's return
+ * addresses may carry a pointer authentication code, stripped as perf
+ * strips it (ptrauth_strip_user_insn_pac() since 6.5, before it
+ * ptrauth_strip_insn_pac()).
+ */
+#ifdef PF_USER_WORKER
+#define KS_PF_NO_USER	(PF_KTHREAD | PF_USER_WORKER)
+#else
+#define KS_PF_NO_USER	(PF_KTHREAD | PF_IO_WORKER)
+#endif
+#if defined(CONFIG_X86_64)
+#define ks_user_regs_compat(regs)	(!user_64bit_mode(regs))
+#elif defined(CONFIG_ARM64)
+#define ks_user_regs_compat(regs)	compat_user_mode(regs)
+#else
+#define ks_user_regs_compat(regs)	((void)(regs), false)
+#endif
+#if !defined(CONFIG_ARM64)
+#define ks_strip_user_pac(addr)		(addr)
+#elif defined(KS_HAVE_PTRAUTH_STRIP_USER)
+#define ks_strip_user_pac(addr)		ptrauth_strip_user_insn_pac(addr)
+#else
+#define ks_strip_user_pac(addr)		ptrauth_strip_insn_pac(addr)
+#endif
+
 #endif /* _KSTATS_COMPAT_H */

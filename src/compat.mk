@@ -26,6 +26,10 @@ ccflags-y += -DKS_METHODS='"$(strip $(KS_METHODS))"'
 ifneq ($(shell grep -s -c 'void hrtimer_setup.struct hrtimer ' $(srctree)/include/linux/hrtimer.h),0)
 ccflags-y += -DKS_HAVE_HRTIMER_SETUP
 endif
+# arm64's user return addresses lose their PAC with ptrauth_strip_user_insn_pac() since 6.5.
+ifneq ($(shell grep -s -c 'ptrauth_strip_user_insn_pac' $(srctree)/arch/arm64/include/asm/compiler.h),0)
+ccflags-y += -DKS_HAVE_PTRAUTH_STRIP_USER
+endif
 ifneq ($(shell grep -s -c 'objpool' $(srctree)/include/linux/rethook.h),0)
 ccflags-y += -DKS_RETHOOK_OBJPOOL
 endif

@@ -322,7 +322,7 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 		p = match_string(ks_key_part_names, KS_KEY_VALUE, part);
 		if (p < 0)
 			return ks_why(req, why,
-				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], comm, pid, tgid, cpu, cgroup, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-comm, waker-pid or waker-cgroup",
+				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], ustack[:DEPTH], comm, pid, tgid, cpu, cgroup, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-ustack[:DEPTH], waker-comm, waker-pid or waker-cgroup",
 				      part);
 		if (seen & BIT(p))
 			return ks_why(req, why, "key %s given twice", part);
@@ -330,7 +330,7 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 		depth = KS_DEPTH_DEFAULT;
 		if (colon && !ks_key_part_is_stack(p))
 			return ks_why(req, why,
-				      "key %s:%s: only kstack, end-kstack and waker-kstack take a depth",
+				      "key %s:%s: only kstack, end-kstack, ustack, waker-kstack and waker-ustack take a depth",
 				      part, colon);
 		if (colon && (kstrtouint(colon, 10, &depth) || !depth ||
 			      depth > KS_DEPTH_MAX))

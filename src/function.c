@@ -60,12 +60,14 @@ static struct ks_function *ks_function(const struct ks_trace *t)
  * keeps no anchor on its stack (nor a stack protector to check).
  */
 static noinline u32 notrace ks_call_stack(struct ks_trace *t,
-					  unsigned long func, unsigned long ret)
+					  unsigned long func, unsigned long ret,
+					  struct kprobe *kp)
 {
 	struct ks_anchor anchor;
 
 	ks_anchor_function(&anchor, func);
-	return __ks_stack(t, KS_KEY_KSTACK, &anchor, ret);
+	return __ks_stack(t, KS_KEY_KSTACK, &anchor, ret,
+			  kp ? ks_kprobe_level(kp) : interrupt_context_level());
 }
 
 /**
@@ -75,6 +77,8 @@ static noinline u32 notrace ks_call_stack(struct ks_trace *t,
  * @func: the function's entry
  * @ret: its return address
  * @arg: its arguments, if t->req.reads_args
+ * @kp: the kprobe whose handler this is, or NULL (fprobe): for the level
+ *      of the sampled code, which key ustack needs
  *
  * Context: a function's entry probe, preemption off.
  * Return: false if it is not timed (filtered out, or a miss already
@@ -82,7 +86,8 @@ static noinline u32 notrace ks_call_stack(struct ks_trace *t,
  */
 static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 				  unsigned long func, unsigned long ret,
-				  const unsigned long *arg)
+				  const unsigned long *arg,
+				  struct kprobe *kp)
 {
 	u8 *busy;
 
@@ -96,8 +101,8 @@ static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 		return false;
 	}
 	call->tag.raw = unlikely(t->req.reads_args) ? ks_key_arg(t, arg) : 0;
-	call->tag.stack = ks_keys_has(t->keys, KS_KEY_KSTACK) ?
-			  ks_call_stack(t, func, ret) : 0;
+	call->tag.stack = ks_keys_has_stack(t->keys, KS_KEY_KSTACK) ?
+			  ks_call_stack(t, func, ret, kp) : 0;
 	/* After the unwind: see hotpath.c. */
 	call->ts = ks_now();
 	if (unlikely(t->req.filter.on_ret)) {
@@ -150,13 +155,14 @@ static void notrace ks_call_end(struct ks_trace *t, struct ks_call *call,
  */
 static noinline bool notrace ks_call_begin_regs(struct ks_trace *t,
 						struct ks_call *call,
-						unsigned long func,
+						struct kprobe *kp,
 						struct pt_regs *regs)
 {
 	unsigned long arg[KS_ARGS];
 
 	ks_regs_args(regs, arg);
-	return ks_call_begin(t, call, func, ks_entry_return_address(regs), arg);
+	return ks_call_begin(t, call, (unsigned long)kp->addr,
+			     ks_entry_return_address(regs), arg, kp);
 }
 
 static int notrace ks_krp_entry(struct kretprobe_instance *ri,
@@ -168,10 +174,9 @@ static int notrace ks_krp_entry(struct kretprobe_instance *ri,
 
 	/* Non-zero: no return probe for this call. */
 	if (unlikely(t->req.reads_args))
-		return !ks_call_begin_regs(t, call, (unsigned long)rp->kp.addr,
-					   regs);
+		return !ks_call_begin_regs(t, call, &rp->kp, regs);
 	return !ks_call_begin(t, call, (unsigned long)rp->kp.addr,
-			      ks_entry_return_address(regs), NULL);
+			      ks_entry_return_address(regs), NULL, &rp->kp);
 }
 
 static int notrace ks_krp_return(struct kretprobe_instance *ri,
@@ -203,7 +208,7 @@ static noinline bool notrace ks_fp_begin_args(struct ks_trace *t,
 
 	for (i = 0; i < KS_ARGS; i++)
 		arg[i] = ks_fprobe_arg(regs, i);
-	return ks_call_begin(t, call, entry_ip, ret_ip, arg);
+	return ks_call_begin(t, call, entry_ip, ret_ip, arg, NULL);
 }
 
 static KS_FPROBE_ENTRY(ks_fp_entry)
@@ -214,7 +219,7 @@ static KS_FPROBE_ENTRY(ks_fp_entry)
 	if (unlikely(t->req.reads_args))
 		timed = ks_fp_begin_args(t, entry_data, entry_ip, ret_ip, regs);
 	else
-		timed = ks_call_begin(t, entry_data, entry_ip, ret_ip, NULL);
+		timed = ks_call_begin(t, entry_data, entry_ip, ret_ip, NULL, NULL);
 	return timed ? KS_FPROBE_ENTRY_OK : KS_FPROBE_ENTRY_SKIP;
 }
 

@@ -154,19 +154,20 @@ void KS_DIRECT_ONLY notrace ks_record_span(struct ks_trace *t,
  * @part: KS_KEY_KSTACK or KS_KEY_END_KSTACK
  * @at: where the probe's own frames end
  * @ret: the probed function's return address, or 0 (see ks_anchor)
+ * @level: the context level of the sampled code
  *
  * Context: a probe handler, inside ks_enter().
  * Return: the stack's id, or 0 if the key has no such part.
  */
 u32 KS_DIRECT_ONLY notrace __ks_stack(struct ks_trace *t, enum ks_key_part part,
 				      const struct ks_anchor *at,
-				      unsigned long ret)
+				      unsigned long ret, unsigned int level)
 {
 	struct ks_anchor anchor;
 
 	anchor = *at;
 	anchor.ret = ks_caller_of(ret);
-	return ks_keys_stack(t->keys, part, &anchor);
+	return ks_keys_stack(t->keys, part, &anchor, level);
 }
 
 /**
@@ -291,7 +292,7 @@ void KS_DIRECT_ONLY notrace ks_section_end(struct ks_trace *t,
 			break;
 		}
 		ks_record_span(t, task, start, now, &tag,
-			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
+			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret, 0));
 		/* GAP runs from a section's end: not from one left out. */
 		ks_gap_end(t, now);
 		break;
@@ -348,7 +349,7 @@ void KS_DIRECT_ONLY notrace ks_section_start(struct ks_trace *t,
 	}
 	if (args)
 		tag.raw = ks_key_arg(t, args);
-	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
+	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret, level);
 	now = ks_now();
 	ks_gap_begin(t, now);
 	err = ks_starts_push(t->starts, key, now, &tag);

@@ -95,23 +95,26 @@ static __always_inline unsigned long ks_key_arg(const struct ks_trace *t,
 
 /* Only ever called directly: see KS_DIRECT_ONLY. */
 u32 KS_DIRECT_ONLY __ks_stack(struct ks_trace *t, enum ks_key_part part,
-			      const struct ks_anchor *at, unsigned long ret);
+			      const struct ks_anchor *at, unsigned long ret,
+			      unsigned int level);
 
 /**
- * ks_stack() - the stack for key kstack or end-kstack, if the key has it
+ * ks_stack() - the stack for key kstack (or ustack) or end-kstack, if keyed
  * @t: the trace
  * @part: KS_KEY_KSTACK or KS_KEY_END_KSTACK
  * @at: where the probe's own frames end
  * @ret: the probed function's return address, or 0 (see ks_anchor)
+ * @level: the context level of the sampled code (ks_kprobe_level())
  *
  * Context: a probe handler, inside ks_enter().
  * Return: the stack's id, or 0 if the key has no such part.
  */
 static __always_inline u32 ks_stack(struct ks_trace *t, enum ks_key_part part,
 				    const struct ks_anchor *at,
-				    unsigned long ret)
+				    unsigned long ret, unsigned int level)
 {
-	return ks_keys_has(t->keys, part) ? __ks_stack(t, part, at, ret) : 0;
+	return ks_keys_has_stack(t->keys, part) ?
+	       __ks_stack(t, part, at, ret, level) : 0;
 }
 
 /* The clock of every sample: NMI-safe, monotonic. */

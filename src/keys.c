@@ -37,6 +37,7 @@
 #include "keys.h"
 #include "keys_table.h"
 #include "table.h"
+#include "ustack.h"
 
 /* Frames captured: kstats' own, the probe's, and a full-depth stack. */
 #define KS_STACK_SCAN		(KS_DEPTH_MAX + 32)
@@ -187,42 +188,28 @@ static __always_inline void ks_stats_add(struct ks_stats *st, u64 v)
 
 /* --------------------------------------------------------------- stacks */
 
-static size_t ks_stack_size(const struct ks_keys *k)
+/* Kernel frames, then user frames: the deepest of each that a part asks. */
+static size_t ks_stack_size(const struct ks_key_spec *spec)
 {
 	return sizeof(struct ks_stack) +
-	       max3(k->spec.depth[0], k->spec.depth[1], k->spec.depth[2]) *
-	       sizeof(long);
+	       (max3(spec->depth[0], spec->depth[1], spec->depth[2]) +
+		max(spec->depth[3], spec->depth[4])) * sizeof(long);
 }
 
-/**
- * ks_keys_stack() - capture the current kernel stack and intern it
- * @k: the trace's keys
- * @part: KS_KEY_KSTACK, KS_KEY_END_KSTACK or KS_KEY_WAKER_KSTACK, for
- *        its depth
- * @anchor: where the probed kernel's own frames begin, or NULL
- *
- * Drops kstats' frames, then the probe's: up to the frame in @anchor's
- * range, which is kept for a probed function (its entry) and dropped for
- * a tracepoint's iterator. If that frame is not found, the stack starts
- * below kstats' frames. Only the handler's own frames, the run of kstats
- * frames on top, are kstats': frames of kstats below the probe are the
- * probed function's callers (kstats taking a lock that a trace times).
- *
- * Context: a kstats handler, NMI included, with preemption disabled and
- * its context slot's guard held (the scratch buffer is per slot).
- * Return: the stack's id, from 1; 0 if the stack table is full.
+/*
+ * The current kernel stack into @key, without kstats' frames and the
+ * probe's: up to the frame in @anchor's range, which is kept for a probed
+ * function (its entry) and dropped for a tracepoint's iterator. If that
+ * frame is not found, the stack starts below kstats' frames. Only the
+ * handler's own frames, the run of kstats frames on top, are kstats':
+ * frames of kstats below the probe are the probed function's callers
+ * (kstats taking a lock that a trace times).
  */
-u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
-			  const struct ks_anchor *anchor)
+static void notrace ks_kernel_frames(struct ks_stack *key, unsigned long *buf,
+				     u32 depth, const struct ks_anchor *anchor)
 {
-	unsigned long *buf = this_cpu_ptr(k->scratch) +
-			     ks_context_slot() * (KS_STACK_SCAN +
-							  k->stacks.key_size / sizeof(long) + 1);
-	struct ks_stack *key = (struct ks_stack *)(buf + KS_STACK_SCAN);
 	unsigned int n = stack_trace_save(buf, KS_STACK_SCAN, 0);
 	unsigned int first = 0, i, top = min(n, KS_OWN_FRAMES);
-	u32 depth = k->spec.depth[ks_key_stack_slot(part)];
-	int e;
 
 	/* The handler's frames: the first run of kstats frames. */
 	while (first < top && !within_module(buf[first], THIS_MODULE))
@@ -245,9 +232,50 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 			break;
 		}
 	}
-	memset(key, 0, k->stacks.key_size);
 	key->nr = min_t(u32, n - min(n, first), depth);
 	memcpy(key->frame, buf + first, key->nr * sizeof(long));
+}
+
+/**
+ * ks_keys_stack() - capture the current stack and intern it
+ * @k: the trace's keys
+ * @part: KS_KEY_KSTACK (with ustack's user frames), KS_KEY_END_KSTACK or
+ *        KS_KEY_WAKER_KSTACK (with waker-ustack's)
+ * @anchor: where the probed kernel's own frames begin, or NULL
+ * @level: the context level of the sampled code (for user frames)
+ *
+ * The kernel frames if the key has @part (ks_kernel_frames()), then the
+ * current task's user frames if it has @part's user part (ustack.c).
+ *
+ * Context: a kstats handler, NMI included, with preemption disabled and
+ * its context slot's guard held (the scratch buffer is per slot).
+ * Return: the stack's id, from 1; 0 if the stack table is full.
+ */
+u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
+			  const struct ks_anchor *anchor, unsigned int level)
+{
+	unsigned long *buf = this_cpu_ptr(k->scratch) +
+			     ks_context_slot() * (KS_STACK_SCAN +
+							  k->stacks.key_size / sizeof(long) + 1);
+	struct ks_stack *key = (struct ks_stack *)(buf + KS_STACK_SCAN);
+	int e;
+
+	BUILD_BUG_ON(KS_USTACK_SCAN_WORDS > KS_STACK_SCAN);
+	memset(key, 0, k->stacks.key_size);
+	if (ks_keys_has(k, part))
+		ks_kernel_frames(key, buf, k->spec.depth[ks_key_stack_slot(part)],
+				 anchor);
+	if (part != KS_KEY_END_KSTACK && ks_keys_has(k, ks_key_user_part(part))) {
+		enum ks_key_part user = ks_key_user_part(part);
+		pid_t tgid;
+		u8 none;
+
+		key->user_nr = ks_user_stack(key->frame + key->nr,
+					     k->spec.depth[ks_key_stack_slot(user)],
+					     buf, level, &tgid, &none);
+		key->tgid = tgid;
+		key->user_none = none;
+	}
 	e = ks_set_intern(&k->stacks, key);
 	return e < 0 ? 0 : e + 1;
 }
@@ -280,7 +308,7 @@ static __always_inline void ks_copy_comm(char *dst, const struct task_struct *p)
 /**
  * ks_keys_waker() - intern current as the waker of a blocked task
  * @k: the trace's keys
- * @anchor: as for ks_keys_stack(), for waker-kstack
+ * @anchor: as for ks_keys_stack(), for waker-kstack and waker-ustack
  *
  * Only the waker-* parts of the key are taken: with waker-pid alone, all
  * of a pid's wakeups are one waker.
@@ -297,8 +325,9 @@ u32 notrace ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor)
 
 	if (!ks_keys_has_waker(k))
 		return 0;
-	if (ks_keys_has(k, KS_KEY_WAKER_KSTACK)) {
-		w.stack = ks_keys_stack(k, KS_KEY_WAKER_KSTACK, anchor);
+	if (ks_keys_has_stack(k, KS_KEY_WAKER_KSTACK)) {
+		w.stack = ks_keys_stack(k, KS_KEY_WAKER_KSTACK, anchor,
+					interrupt_context_level());
 		if (!w.stack)
 			return 0;
 	}
@@ -420,6 +449,7 @@ static noinline int notrace ks_row_build(struct ks_keys *k, u32 start_stack,
 	for (i = 0; i < k->spec.n_parts; i++) {
 		switch (k->spec.parts[i]) {
 		case KS_KEY_KSTACK:
+		case KS_KEY_USTACK:	/* in the start's stack entry */
 			rk.stack[0] = start_stack;
 			whole &= start_stack != 0;
 			break;
@@ -574,12 +604,14 @@ unsigned long ks_keys_other(const struct ks_keys *k)
 const char * const ks_key_part_names[KS_KEY_NR_PARTS] = {
 	[KS_KEY_KSTACK] = "kstack",
 	[KS_KEY_END_KSTACK] = "end-kstack",
+	[KS_KEY_USTACK] = "ustack",
 	[KS_KEY_COMM] = "comm",
 	[KS_KEY_PID] = "pid",
 	[KS_KEY_TGID] = "tgid",
 	[KS_KEY_CPU] = "cpu",
 	[KS_KEY_CGROUP] = "cgroup",
 	[KS_KEY_WAKER_KSTACK] = "waker-kstack",
+	[KS_KEY_WAKER_USTACK] = "waker-ustack",
 	[KS_KEY_WAKER_COMM] = "waker-comm",
 	[KS_KEY_WAKER_PID] = "waker-pid",
 	[KS_KEY_WAKER_CGROUP] = "waker-cgroup",
@@ -655,6 +687,7 @@ static const struct {
 } ks_row_parts[KS_KEY_NR_PARTS] = {
 	[KS_KEY_KSTACK] = { KS_ROW_OFF(stack[0]), KS_ROW_END(stack[0]) },
 	[KS_KEY_END_KSTACK] = { KS_ROW_OFF(stack[1]), KS_ROW_END(stack[1]) },
+	[KS_KEY_USTACK] = { KS_ROW_OFF(stack[0]), KS_ROW_END(stack[0]) },
 	[KS_KEY_COMM] = { KS_ROW_OFF(comm), KS_ROW_END(comm) },
 	[KS_KEY_PID] = { KS_ROW_OFF(pid), KS_ROW_END(pid) },
 	[KS_KEY_TGID] = { KS_ROW_OFF(tgid), KS_ROW_END(tgid) },
@@ -662,6 +695,7 @@ static const struct {
 	[KS_KEY_CGROUP] = { KS_ROW_OFF(cgroup), KS_ROW_END(cgroup) },
 	/* The waker's parts: all in one id. */
 	[KS_KEY_WAKER_KSTACK] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_WAKER_USTACK] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_WAKER_COMM] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_WAKER_PID] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_WAKER_CGROUP] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
@@ -727,13 +761,13 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 		goto err;
 	for (i = 0; i < rows; i++)
 		ks_stats_init(&k->stats[i]);
-	if (ks_keys_has(k, KS_KEY_KSTACK) || ks_keys_has(k, KS_KEY_END_KSTACK) ||
-	    ks_keys_has(k, KS_KEY_WAKER_KSTACK)) {
+	if (ks_keys_has_stack(k, KS_KEY_KSTACK) || ks_keys_has(k, KS_KEY_END_KSTACK) ||
+	    ks_keys_has_stack(k, KS_KEY_WAKER_KSTACK)) {
 		/* Each row holds up to two stacks (three with the waker's). */
-		u32 per = ks_keys_has(k, KS_KEY_WAKER_KSTACK) ? 3 : 2;
+		u32 per = ks_keys_has_stack(k, KS_KEY_WAKER_KSTACK) ? 3 : 2;
 
 		if (ks_set_init(&k->stacks, per * (rows + spec->slowest),
-				ks_stack_size(k)))
+				ks_stack_size(spec)))
 			goto err;
 		k->scratch = __alloc_percpu(KS_CONTEXT_SLOTS * (KS_STACK_SCAN * sizeof(long) +
 					    k->stacks.key_size + sizeof(long)),
@@ -741,7 +775,7 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 		if (!k->scratch)
 			goto err;
 	}
-	if (ks_keys_has(k, KS_KEY_WAKER_KSTACK) || ks_keys_has(k, KS_KEY_WAKER_COMM) ||
+	if (ks_keys_has_stack(k, KS_KEY_WAKER_KSTACK) || ks_keys_has(k, KS_KEY_WAKER_COMM) ||
 	    ks_keys_has(k, KS_KEY_WAKER_PID) || ks_keys_has(k, KS_KEY_WAKER_CGROUP)) {
 		/* Wakers of waits that end filtered out take room too. */
 		if (ks_set_init(&k->wakers, 2 * (rows + spec->slowest),

@@ -24,6 +24,7 @@ struct seq_file;
 enum ks_key_part {
 	KS_KEY_KSTACK,		/* the kernel stack where the sample starts */
 	KS_KEY_END_KSTACK,	/* the kernel stack where a section ends */
+	KS_KEY_USTACK,		/* the task's user stack where the sample starts */
 	KS_KEY_COMM,		/* of the task the sample belongs to */
 	KS_KEY_PID,
 	KS_KEY_TGID,
@@ -31,6 +32,7 @@ enum ks_key_part {
 	KS_KEY_CGROUP,		/* the task's cgroup v2 directory, by id */
 	/* Off-CPU waits: who woke the blocked task, at its wakeup. */
 	KS_KEY_WAKER_KSTACK,	/* the waker's kernel stack */
+	KS_KEY_WAKER_USTACK,	/* the waker's user stack */
 	KS_KEY_WAKER_COMM,
 	KS_KEY_WAKER_PID,
 	KS_KEY_WAKER_CGROUP,
@@ -92,7 +94,8 @@ static __always_inline u64 ks_value_of(const struct ks_value *v, u64 raw)
 struct ks_key_spec {
 	u8 n_parts;			/* 0: no keyed rows */
 	u8 parts[KS_KEY_NR_PARTS];	/* in the order written */
-	u8 depth[3];			/* frames of kstack, end-kstack, waker-kstack */
+	/* Frames of kstack, end-kstack, waker-kstack, ustack, waker-ustack. */
+	u8 depth[5];
 	u16 rows;			/* keys N */
 	u8 slowest;			/* slowest N */
 	struct ks_value value;		/* of KS_KEY_VALUE */
@@ -228,13 +231,34 @@ extern const char * const ks_key_part_names[KS_KEY_NR_PARTS];
 /* Which of a spec's depth[] a stack part takes. */
 static inline unsigned int ks_key_stack_slot(enum ks_key_part part)
 {
-	return part == KS_KEY_WAKER_KSTACK ? 2 : part == KS_KEY_END_KSTACK;
+	switch (part) {
+	case KS_KEY_END_KSTACK:
+		return 1;
+	case KS_KEY_WAKER_KSTACK:
+		return 2;
+	case KS_KEY_USTACK:
+		return 3;
+	case KS_KEY_WAKER_USTACK:
+		return 4;
+	default:
+		return 0;
+	}
 }
 
 /* Whether @part is a stack, which takes a depth. */
 static inline bool ks_key_part_is_stack(enum ks_key_part part)
 {
-	return part <= KS_KEY_END_KSTACK || part == KS_KEY_WAKER_KSTACK;
+	return part <= KS_KEY_USTACK || part == KS_KEY_WAKER_KSTACK ||
+	       part == KS_KEY_WAKER_USTACK;
+}
+
+/*
+ * The user part that rides in the stack entry of kernel part @part: a
+ * start's ustack in its kstack's, a waker's in its waker-kstack's.
+ */
+static inline enum ks_key_part ks_key_user_part(enum ks_key_part part)
+{
+	return part == KS_KEY_WAKER_KSTACK ? KS_KEY_WAKER_USTACK : KS_KEY_USTACK;
 }
 
 /* Whether @part is one of the waker's (offcpu traces only). */
@@ -294,6 +318,22 @@ static __always_inline bool ks_keys_has(const struct ks_keys *k,
 }
 
 /**
+ * ks_keys_has_stack() - whether a sample takes a stack entry for @part
+ * @k: the trace's keys, or NULL
+ * @part: KS_KEY_KSTACK or KS_KEY_WAKER_KSTACK, whose entry also holds
+ *        the user stack of ustack or waker-ustack; or KS_KEY_END_KSTACK
+ *
+ * Context: any.
+ */
+static __always_inline bool ks_keys_has_stack(const struct ks_keys *k,
+					      enum ks_key_part part)
+{
+	return ks_keys_has(k, part) ||
+	       (part != KS_KEY_END_KSTACK &&
+		ks_keys_has(k, ks_key_user_part(part)));
+}
+
+/**
  * ks_keys_wanted() - whether ks_keys_record() has anything to do with @value
  * @k: the trace's keys
  * @value: the sample
@@ -317,7 +357,7 @@ void ks_keys_free(struct ks_keys *k);
 size_t ks_keys_bytes(const struct ks_keys *k);
 bool ks_keys_has_waker(const struct ks_keys *k);
 u32 ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
-		  const struct ks_anchor *anchor);
+		  const struct ks_anchor *anchor, unsigned int level);
 u32 ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor);
 void ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 		    u64 raw, struct task_struct *p, u64 value, u64 now);

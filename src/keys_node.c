@@ -17,6 +17,7 @@
 #include "cgroup.h"
 #include "keys.h"
 #include "keys_table.h"
+#include "ustack.h"
 
 /*
  * The percentile @pct of @st: the top of the power-of-two bucket that
@@ -99,20 +100,36 @@ static int ks_slow_cmp(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+/*
+ * A stack part: kernel frames as symbols; user frames as addresses in
+ * their process (the tool names them), or why there are none.
+ */
 static void ks_show_stack(struct seq_file *m, const struct ks_keys *k,
 			  enum ks_key_part part, u32 id)
 {
+	bool user = part == KS_KEY_USTACK || part == KS_KEY_WAKER_USTACK;
 	const struct ks_stack *s;
 	u32 i;
 
-	seq_printf(m, "\t%s\n", ks_key_part_names[part]);
+	seq_printf(m, "\t%s", ks_key_part_names[part]);
 	if (!id || id > ks_set_size(&k->stacks)) {
-		seq_puts(m, "\t\t[not captured]\n");
+		seq_puts(m, "\n\t\t[not captured]\n");
 		return;
 	}
 	s = ks_set_key(&k->stacks, id - 1);
-	for (i = 0; i < s->nr; i++)
-		seq_printf(m, "\t\t%pS\n", (void *)s->frame[i]);
+	if (!user) {
+		seq_putc(m, '\n');
+		for (i = 0; i < s->nr; i++)
+			seq_printf(m, "\t\t%pS\n", (void *)s->frame[i]);
+		return;
+	}
+	if (s->user_none != KS_USTACK_TAKEN) {
+		seq_printf(m, " %s\n", ks_ustack_none_names[s->user_none]);
+		return;
+	}
+	seq_printf(m, " tgid %d\n", s->tgid);
+	for (i = 0; i < s->user_nr; i++)
+		seq_printf(m, "\t\t0x%lx\n", s->frame[s->nr + i]);
 }
 
 /* A waker part, as the blocked task's are shown. */
@@ -122,14 +139,14 @@ static void ks_show_waker(struct seq_file *m, const struct ks_keys *k,
 	const struct ks_waker *w;
 
 	if (!id || id > ks_set_size(&k->wakers)) {
-		if (part == KS_KEY_WAKER_KSTACK)
+		if (ks_key_part_is_stack(part))
 			ks_show_stack(m, k, part, 0);
 		else
 			seq_printf(m, "\t%s [not captured]\n", ks_key_part_names[part]);
 		return;
 	}
 	w = ks_set_key(&k->wakers, id - 1);
-	if (part == KS_KEY_WAKER_KSTACK) {
+	if (ks_key_part_is_stack(part)) {
 		ks_show_stack(m, k, part, w->stack);
 	} else if (part == KS_KEY_WAKER_PID) {
 		seq_printf(m, "\twaker-pid %d\n", w->pid);
@@ -178,6 +195,9 @@ static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
 		case KS_KEY_END_KSTACK:
 			ks_show_stack(m, k, part, rk->stack[part]);
 			break;
+		case KS_KEY_USTACK:
+			ks_show_stack(m, k, part, rk->stack[0]);
+			break;
 		case KS_KEY_COMM:
 			seq_puts(m, "\tcomm ");
 			seq_escape(m, rk->comm, " \t\n\\");
@@ -209,15 +229,24 @@ static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
 static void ks_show_slow(struct seq_file *m, const struct ks_keys *k,
 			 const struct ks_slow *s)
 {
+	static const enum ks_key_part stacks[] = {
+		KS_KEY_KSTACK, KS_KEY_END_KSTACK, KS_KEY_WAKER_KSTACK,
+		KS_KEY_USTACK, KS_KEY_WAKER_USTACK,
+	};
+	unsigned int i;
+
 	seq_printf(m, "slowest value %llu pid %d comm ", s->value, s->pid);
 	seq_escape(m, s->comm, " \t\n\\");
 	seq_printf(m, " cpu %u time %llu\n", s->cpu, s->time);
-	if (ks_keys_has(k, KS_KEY_KSTACK))
-		ks_show_stack(m, k, KS_KEY_KSTACK, s->stack[0]);
-	if (ks_keys_has(k, KS_KEY_END_KSTACK))
-		ks_show_stack(m, k, KS_KEY_END_KSTACK, s->stack[1]);
-	if (ks_keys_has(k, KS_KEY_WAKER_KSTACK))
-		ks_show_waker(m, k, KS_KEY_WAKER_KSTACK, s->waker);
+	for (i = 0; i < ARRAY_SIZE(stacks); i++) {
+		if (!ks_keys_has(k, stacks[i]))
+			continue;
+		if (ks_key_part_is_waker(stacks[i]))
+			ks_show_waker(m, k, stacks[i], s->waker);
+		else
+			ks_show_stack(m, k, stacks[i],
+				      s->stack[stacks[i] == KS_KEY_END_KSTACK]);
+	}
 }
 
 /* Items: 0 the header, then rows, other, the slowest. */
@@ -248,7 +277,7 @@ static int ks_view_show(struct seq_file *m, void *p)
 	struct ks_keys_view *v = m->private;
 	struct ks_keys *k = v->k;
 	u32 i = (uintptr_t)p - 1;
-	char key[96];
+	char key[160];
 
 	if (i == 0) {
 		ks_key_spec_print(key, sizeof(key), &k->spec);

@@ -27,9 +27,17 @@ struct ks_set {
 	u8 *ready;		/* per entry: its key is written */
 };
 
-/* A stack as a set key: zero-padded, so equal stacks are equal bytes. */
+/*
+ * A stack as a set key: zero-padded, so equal stacks are equal bytes.
+ * Kernel frames first, then the user frames of the same sample (key
+ * ustack rides in kstack's entry, waker-ustack in waker-kstack's).
+ */
 struct ks_stack {
-	u32 nr;
+	u8 nr;			/* kernel frames */
+	u8 user_nr;		/* user frames, after them */
+	u8 user_none;		/* enum ks_ustack_none, if user frames were wanted */
+	u8 pad;
+	pid_t tgid;		/* whose address space the user frames are in */
 	unsigned long frame[];
 };
 

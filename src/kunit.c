@@ -516,6 +516,7 @@ static void ks_test_parse_keys(struct kunit *test)
 	char line[] = "trace t key kstack:8,comm keys 16 slowest 0 pid 5 tgid 6 comm sh cpu 1";
 	char cgroup[] = "trace t key cgroup,comm cgroup /sys/fs/cgroup/a\\040b";
 	char plain[] = "trace t";
+	char user[] = "trace t offcpu key ustack:4,kstack,waker-ustack";
 	const char *why;
 
 	KUNIT_ASSERT_NOT_NULL(test, req);
@@ -545,6 +546,17 @@ static void ks_test_parse_keys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req->filter.has, KS_FILTER_CGROUP);
 	KUNIT_EXPECT_STREQ(test, req->filter.cgroup_path, "/sys/fs/cgroup/a b");
 	KUNIT_EXPECT_NULL(test, req->filter.cgroup);
+	/* User stacks take their own depths, in their own slots. */
+	KUNIT_ASSERT_EQ(test, ks_parse_control(user, req, &why), 0);
+	KUNIT_EXPECT_EQ(test, req->keys.n_parts, 3);
+	KUNIT_EXPECT_EQ(test, req->keys.parts[0], KS_KEY_USTACK);
+	KUNIT_EXPECT_EQ(test, req->keys.parts[2], KS_KEY_WAKER_USTACK);
+	KUNIT_EXPECT_EQ(test, req->keys.depth[ks_key_stack_slot(KS_KEY_USTACK)], 4);
+	KUNIT_EXPECT_EQ(test, req->keys.depth[ks_key_stack_slot(KS_KEY_KSTACK)],
+			KS_DEPTH_DEFAULT);
+	KUNIT_EXPECT_EQ(test, req->keys.depth[ks_key_stack_slot(KS_KEY_WAKER_USTACK)],
+			KS_DEPTH_DEFAULT);
+	KUNIT_EXPECT_EQ(test, req->keys.depth[ks_key_stack_slot(KS_KEY_WAKER_KSTACK)], 0);
 }
 
 static void ks_test_node_cmd(struct kunit *test)

@@ -102,7 +102,7 @@ static void notrace ks_matched_start(struct ks_trace *t, unsigned int level,
 		ks_lost(t, &t->nested_start);
 		return;
 	}
-	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret);
+	tag.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[0], ret, level);
 	now = ks_now();
 	/*
 	 * A repeated start: the older one goes (repeat replace), or this
@@ -162,7 +162,7 @@ static void notrace ks_matched_end(struct ks_trace *t, unsigned long value,
 		ks_lost(t, &t->expired);
 	} else {
 		ks_record_span(t, current, start, now, &tag,
-			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret));
+			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], ret, 0));
 	}
 	ks_leave(busy);
 }

@@ -157,7 +157,7 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 		u64 at = now;
 
 		/* next's wait ended at now; prev's starts after its stack. */
-		stack.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
+		stack.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0, 0);
 		if (t->keys)
 			at = ks_now();
 		/*

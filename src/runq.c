@@ -55,7 +55,7 @@ static void notrace ks_runq_wakeup(struct ks_trace *t, struct task_struct *p,
 		ks_lost(t, &t->nested_start);
 		return;
 	}
-	stack = ks_stack(t, KS_KEY_KSTACK, anchor, 0);
+	stack = ks_stack(t, KS_KEY_KSTACK, anchor, 0, 0);
 	now = ks_now();
 	ks_gap_begin(t, now);
 	ks_put_start(t, p, now, stack, replace);
@@ -135,7 +135,7 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	    ks_starts_take(t->starts, next, &start, &tag) &&
 	    ks_filter_cpu(f)) {
 		ks_record_span(t, next, start, now, &tag,
-			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], 0));
+			       ks_stack(t, KS_KEY_END_KSTACK, &t->anchor[1], 0, 0));
 		ks_gap_end(t, now);
 	}
 	if (is_idle_task(prev) || !ks_filter_task(f, prev)) {
@@ -145,7 +145,7 @@ static void notrace ks_tp_switch(void *data, KS_SCHED_SWITCH_PROTO)
 		 * next's wait ended at now; with a key, prev's starts after
 		 * next's row and prev's stack are done (see hotpath.c).
 		 */
-		u32 stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0);
+		u32 stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0, 0);
 
 		if (t->keys)
 			now = ks_now();
@@ -206,6 +206,11 @@ static int ks_runq_resolve(struct ks_trace *t)
 		ks_err_ratelimited("trace %s: key %s: a run-queue wait is the scheduler's; it has no arguments to key on\n",
 				   t->req.name,
 				   ks_key_value_name(name, &t->req.keys.value));
+		return -EINVAL;
+	}
+	if (ks_keys_spec_has(&t->req.keys, KS_KEY_USTACK)) {
+		ks_err_ratelimited("trace %s: key ustack: a run-queue wait's task is off its CPU at both ends, so its user stack cannot be read; trace NAME offcpu keys the stack it blocked in\n",
+				   t->req.name);
 		return -EINVAL;
 	}
 	return ks_tp_pair_resolve(t, &rq->probe[0].tp, &rq->probe[2].tp);

@@ -543,7 +543,7 @@ void ks_trace_list(struct seq_file *m)
 	list_for_each_entry(t, &ks_traces, list) {
 		const struct ks_filter *f = &t->req.filter;
 		unsigned int i;
-		char key[96], types[128];
+		char key[160], types[128];
 
 		ks_key_spec_print(key, sizeof(key), &t->req.keys);
 		/* functions: a pair has 2 points. */

@@ -34,7 +34,7 @@ BAD_LINES = [
     ("key bogus", "key 'bogus'"),
     ("key kstack:0", "depth must be 1..32"),
     ("key kstack:33", "depth must be 1..32"),
-    ("key comm:4", "only kstack, end-kstack and waker-kstack take a depth"),
+    ("key comm:4", "only kstack, end-kstack, ustack, waker-kstack and waker-ustack take a depth"),
     ("key comm,comm", "key comm given twice"),
     ("key end-kstack", "give end"),
     ("keys 5", "give key"),
@@ -469,6 +469,10 @@ def parse_key_node(lines):
             w = l.strip().split(" ", 1)
             part = w[0]
             item["parts"][part] = [] if len(w) == 1 else w[1]
+            # A user stack: "ustack tgid N" or "ustack [kernel thread]", then frames.
+            if part in ("ustack", "waker-ustack"):
+                item["parts"][part] = []
+                item["parts"][part + " head"] = w[1] if len(w) > 1 else ""
     return node
 
 

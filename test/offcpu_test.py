@@ -45,7 +45,7 @@ BAD_LINES = [
     ("trace e6 offcpu key end-kstack", "key end-kstack: an off-CPU wait ends in the scheduler"),
     ("trace e7 start kst_target_delay key waker-pid", "key waker-pid: only an off-CPU wait has a waker"),
     ("trace e8 start kst_target_delay state D", "keyword state is for off-CPU waits"),
-    ("trace e9 offcpu key waker-comm:4", "only kstack, end-kstack and waker-kstack take a depth"),
+    ("trace e9 offcpu key waker-comm:4", "only kstack, end-kstack, ustack, waker-kstack and waker-ustack take a depth"),
     ("trace %s offcpu" % LONG_NAME, "offcpu NAME oooooooooooooooo... is longer than 55 bytes"),
     ("trace e10 offcpu min 10 max 5", "min 10 is above max 5"),
     ("trace e11 comm sleep offcpu", "offcpu comes right after NAME"),

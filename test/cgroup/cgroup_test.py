@@ -37,7 +37,7 @@ REFUSALS = [
     ("cgroup nope", "Invalid argument", "cgroup nope: expected a path from the cgroup2 root"),
     ("cgroup /a cgroup /b", "Invalid argument", "keyword cgroup given twice"),
     ("key cgroup:3", "Invalid argument",
-     "key cgroup:3: only kstack, end-kstack and waker-kstack take a depth"),
+     "key cgroup:3: only kstack, end-kstack, ustack, waker-kstack and waker-ustack take a depth"),
     ("key waker-cgroup", "Invalid argument", "key waker-cgroup: only an off-CPU wait has a waker"),
     ("cgroup /sys/fs/cgroup/a/cgroup.procs", "Not a directory",
      "cgroup /sys/fs/cgroup/a/cgroup.procs is a file, not a cgroup"),
