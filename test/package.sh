@@ -25,7 +25,7 @@ ok() {
 	fi
 }
 
-pkgs=(debhelper dh-dkms dkms lintian dpkg-dev kmod xz-utils libjson-c-dev dh-python python3)
+pkgs=(debhelper dh-dkms dkms lintian dpkg-dev kmod xz-utils libjson-c-dev libdw-dev dh-python python3)
 missing=()
 for p in "${pkgs[@]}"; do
 	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")

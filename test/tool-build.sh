@@ -3,7 +3,8 @@
 # out/tools/kstats) and its host unit tests. Usage: test/tool-build.sh
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-bash "$TOP/test/lib/need-pkgs.sh" build-essential libjson-c-dev
+bash "$TOP/test/lib/need-pkgs.sh" build-essential libjson-c-dev libdw-dev zlib1g-dev \
+	liblzma-dev libbz2-dev libzstd-dev
 make -C "$TOP/tools" kstats kstats.static unit_test
 mkdir -p "$TOP/out/tools"
 cp "$TOP/tools/kstats.static" "$TOP/out/tools/kstats"

@@ -17,6 +17,7 @@
 
 #include "flamesvg.h"
 #include "kstats.h"
+#include "usyms.h"
 
 const char *root;
 bool root_given;
@@ -217,7 +218,7 @@ int load(const char *name, bool interval, struct ks_node *n)
  * Load trace @name's KEY-NAME into @k for command @cmd; returns 0 or an
  * exit status: 66 with where the rows are when there is no KEY-NAME.
  */
-int load_keynode(const char *cmd, const char *name, struct ks_keynode *k)
+static int load_keynode_raw(const char *cmd, const char *name, struct ks_keynode *k)
 {
 	char path[4096], err[160], *text = NULL;
 	int e;
@@ -256,6 +257,20 @@ int load_keynode(const char *cmd, const char *name, struct ks_keynode *k)
 		return err_exit(EX_DATAERR, "%s: %s", path, err);
 	}
 	free(text);
+	return 0;
+}
+
+/* KEY-NAME of trace @name, its user frames named (usyms.c). */
+int load_keynode(const char *cmd, const char *name, struct ks_keynode *k)
+{
+	int rc = load_keynode_raw(cmd, name, k);
+
+	if (rc)
+		return rc;
+	if (ks_name_user_frames(k)) {
+		ks_keynode_free(k);
+		return err_exit(EX_OSERR, "%s %s: out of memory", cmd, name);
+	}
 	return 0;
 }
 

@@ -176,7 +176,7 @@ static int usage_export(FILE *f)
 	      "--keys adds each keyed trace's rows (KEY-NAME) as a summary\n"
 	      "kstats_NAME_by_key_seconds, labelled by the key's parts (cgroup, comm,\n"
 	      "pid, waker_cgroup, ...; other row: row=\"other\"); a trace keyed by a\n"
-	      "stack (kstack, end-kstack, waker-kstack) is left out.\n", f);
+	      "stack (kstack, end-kstack, ustack, waker-kstack, waker-ustack) is left out.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
 

@@ -632,7 +632,8 @@ void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 
 const char *const ks_kpart_names[KS_KP_NR] = {
 	"kstack", "end-kstack", "comm", "pid", "tgid", "cpu", "cgroup",
-	"waker-kstack", "waker-comm", "waker-pid", "waker-cgroup", "value"
+	"waker-kstack", "waker-comm", "waker-pid", "waker-cgroup", "ustack",
+	"waker-ustack", "value"
 };
 
 /* The part @s names, up to @len: "ret" and "argN" are KS_KP_VALUE. */
@@ -835,6 +836,17 @@ static int parse_kpart(char *s, struct ks_kval *v, size_t n_frames)
 	case KS_KP_END_KSTACK:
 	case KS_KP_WAKER_KSTACK:
 		return sp ? -1 : 0;
+	case KS_KP_USTACK:
+	case KS_KP_WAKER_USTACK:
+		/* "ustack tgid 143", "ustack [kernel thread]", or "ustack" (not captured). */
+		if (!sp)
+			return 0;
+		if (sp[1] == '[') {
+			v->note = sp + 1;
+			return 0;
+		}
+		return strncmp(sp + 1, "tgid ", 5) || parse_ll(sp + 6, &v->num) ||
+		       v->num <= 0 ? -1 : 0;
 	case KS_KP_COMM:
 	case KS_KP_WAKER_COMM:
 		/* An empty comm is "comm " (or, trimmed, "comm"). */
@@ -960,7 +972,7 @@ int ks_keynode_parse(const char *text, struct ks_keynode *k, char *err,
 		}
 		if (line[0] == '\t') {
 			unsigned int *np = row ? &row->n_parts : slow ? &slow->n_parts : NULL;
-			unsigned int max = row ? KS_KP_NR : 3;
+			unsigned int max = row ? KS_KP_NR : 5;
 			struct ks_kval *v;
 
 			if (!np || *np == max) {
@@ -1043,6 +1055,10 @@ fail:
 
 void ks_keynode_free(struct ks_keynode *k)
 {
+	while (k->n_owned)
+		free(k->owned[--k->n_owned]);
+	free(k->owned);
+	k->owned = NULL;
 	free(k->buf);
 	free(k->row);
 	free(k->slow);
@@ -1127,26 +1143,53 @@ static void put_frame(FILE *f, bool *first, const char *s)
 }
 
 /*
+ * A user stack's frames into a folded line, root (main) first, or leaf
+ * first when @upside_down; its note ("[kernel thread]") when it has none.
+ */
+static void fold_user(FILE *f, const struct ks_keynode *k,
+		      const struct ks_kval *st, bool upside_down, bool *first)
+{
+	char fr[2048];
+	size_t j;
+
+	if (!st)
+		return;
+	if (!st->n_frames) {
+		put_frame(f, first, st->note ? st->note : "[not captured]");
+		return;
+	}
+	for (j = 0; j < st->n_frames; j++) {
+		size_t at = upside_down ? j : st->n_frames - 1 - j;
+
+		ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + at]);
+		put_frame(f, first, fr);
+	}
+}
+
+/*
  * The waker's side, as offwaketime -f draws it above the blocked stack:
- * "--", the waker's stack leaf first (upside down), then who it was.
+ * "--", the waker's stack leaf first (upside down: kernel, then user
+ * frames), then who it was.
  */
 static void fold_waker(FILE *f, const struct ks_keynode *k,
 		       const struct ks_krow *row, bool *first)
 {
 	const struct ks_kval *st = kval_get(row->part, row->n_parts, KS_KP_WAKER_KSTACK);
+	const struct ks_kval *ust = kval_get(row->part, row->n_parts, KS_KP_WAKER_USTACK);
 	const struct ks_kval *comm = kval_get(row->part, row->n_parts, KS_KP_WAKER_COMM);
 	const struct ks_kval *pid = kval_get(row->part, row->n_parts, KS_KP_WAKER_PID);
 	const struct ks_kval *cg = kval_get(row->part, row->n_parts, KS_KP_WAKER_CGROUP);
 	char fr[2048];
 	size_t j;
 
-	if (!st && !comm && !pid && !cg)
+	if (!st && !ust && !comm && !pid && !cg)
 		return;
 	put_frame(f, first, "--");
 	for (j = 0; st && j < st->n_frames; j++) {
 		ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
 		put_frame(f, first, fr);
 	}
+	fold_user(f, k, ust, true, first);
 	if (comm) {
 		clean_copy(fr, sizeof(fr), comm->comm, strlen(comm->comm));
 		put_frame(f, first, fr);
@@ -1190,7 +1233,11 @@ static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *
 			continue;
 		put_frame(f, &first, fr);
 	}
-	/* Stacks are listed leaf first; a folded line is root first. */
+	/*
+	 * Stacks are listed leaf first; a folded line is root first: the
+	 * user frames from main, then the kernel's, as offcputime -f.
+	 */
+	fold_user(f, k, kval_get(row->part, row->n_parts, KS_KP_USTACK), false, &first);
 	st = kval_get(row->part, row->n_parts, KS_KP_KSTACK);
 	for (j = st ? st->n_frames : 0; j-- > 0; ) {
 		ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);

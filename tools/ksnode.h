@@ -131,15 +131,22 @@ void ks_prom_write_family_parts(FILE *f, const struct ks_node *const *nodes,
 enum ks_kpart {
 	KS_KP_KSTACK, KS_KP_END_KSTACK, KS_KP_COMM, KS_KP_PID, KS_KP_TGID,
 	KS_KP_CPU, KS_KP_CGROUP, KS_KP_WAKER_KSTACK, KS_KP_WAKER_COMM,
-	KS_KP_WAKER_PID, KS_KP_WAKER_CGROUP,
+	KS_KP_WAKER_PID, KS_KP_WAKER_CGROUP, KS_KP_USTACK, KS_KP_WAKER_USTACK,
 	KS_KP_VALUE,	/* ret or argN, "argN:log2" for power-of-two rows */
 	KS_KP_NR
 };
 
-/* Whether @p is a stack: kstack, end-kstack, waker-kstack. */
+/* Whether @p is a stack: kstack, end-kstack, waker-kstack, ustack, waker-ustack. */
 static inline bool ks_kpart_is_stack(enum ks_kpart p)
 {
-	return p <= KS_KP_END_KSTACK || p == KS_KP_WAKER_KSTACK;
+	return p <= KS_KP_END_KSTACK || p == KS_KP_WAKER_KSTACK ||
+	       p == KS_KP_USTACK || p == KS_KP_WAKER_USTACK;
+}
+
+/* Whether @p is a user stack, whose frames are addresses in process num. */
+static inline bool ks_kpart_is_user(enum ks_kpart p)
+{
+	return p == KS_KP_USTACK || p == KS_KP_WAKER_USTACK;
 }
 
 /* A row's figures (ns, but count), as printed. */
@@ -153,10 +160,17 @@ struct ks_kval {
 	const char *comm;	/* KS_KP_(WAKER_)COMM: unescaped (\040 is a space) */
 	/* KS_KP_(WAKER_)CGROUP: "/a/b", unescaped; "/a/b (gone)" or "[id:N] (gone)" for a removed one */
 	const char *path;
-	long long num;		/* KS_KP_PID, KS_KP_TGID, KS_KP_CPU, KS_KP_WAKER_PID */
+	/* KS_KP_PID, KS_KP_TGID, KS_KP_CPU, KS_KP_WAKER_PID; a user stack's tgid */
+	long long num;
 	const char *name;	/* KS_KP_VALUE: "ret", "arg2", "arg2:log2" */
 	const char *text;	/* KS_KP_VALUE: "-11", "4096", "[4096, 8192)" */
 	size_t frame0, n_frames; /* stacks: frames[frame0...], leaf first */
+	/*
+	 * A user stack without frames: "[kernel thread]", "[interrupt]",
+	 * "[32-bit task]"; or, once ks_name_user_frames() found the process
+	 * gone, "exited" (its frames stay addresses).
+	 */
+	const char *note;
 };
 
 struct ks_krow {
@@ -170,8 +184,9 @@ struct ks_kslow {
 	long long pid;
 	unsigned int cpu;
 	const char *comm;	/* unescaped */
-	unsigned int n_parts;	/* kstack, end-kstack, waker-kstack: those in the key */
-	struct ks_kval part[3];
+	/* kstack, end-kstack, waker-kstack, ustack, waker-ustack: those in the key */
+	unsigned int n_parts;
+	struct ks_kval part[5];
 };
 
 struct ks_keynode {
@@ -186,7 +201,9 @@ struct ks_keynode {
 	bool has_other;			/* the "other" line (with a key) */
 	struct ks_kstats other_st;
 	struct ks_kslow *slow;		/* largest first */
-	const char **frames;		/* as %pS prints them */
+	const char **frames;		/* as %pS prints them; user frames as 0xADDR */
+	char **owned;			/* frames named by ks_name_user_frames() */
+	size_t n_owned;
 };
 
 extern const char *const ks_kpart_names[KS_KP_NR];
@@ -204,9 +221,11 @@ void ks_keynode_free(struct ks_keynode *k);
 /*
  * Folded stacks (flamegraph.pl, speedscope) of @k's rows to @f, one line
  * per row, "frame;...;frame VALUE": the comm, pid, tgid and cpu parts in
- * the key's order ("pid N", "tgid N", "cpu N"), kstack root first, then
- * "--" and end-kstack root first; or, as offwaketime -f, "--" and
- * waker-kstack leaf first, then waker-comm and "waker-pid N". Frames lose their +0xOFF/0xSIZE (the
+ * the key's order ("pid N", "tgid N", "cpu N"), ustack root (main)
+ * first, kstack root first, then "--" and end-kstack root first; or, as
+ * offwaketime -f, "--" and waker-kstack leaf first, waker-ustack leaf
+ * first, then waker-comm and "waker-pid N". A user stack without frames
+ * is its note ("[kernel thread]"). Frames lose their +0xOFF/0xSIZE (the
  * " [module]" stays); ';' and control characters become '_'. VALUE is
  * the row's total (ns), or its count when @count. Then "[other] VALUE"
  * when the other row has samples. Rows that print the same line (they

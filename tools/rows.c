@@ -164,21 +164,26 @@ static void print_stacks(const struct ks_keynode *k, const struct ks_krow *r, bo
 
 		if (!ks_kpart_is_stack(v->part))
 			continue;
+		printf("    %s", ks_kpart_names[v->part]);
+		if (ks_kpart_is_user(v->part) && v->num)
+			printf(" tgid %lld", v->num);
+		if (v->note)
+			printf(v->n_frames ? " (%s)" : " %s", v->note);
 		if (!folded) {
-			printf("    %s\n", ks_kpart_names[v->part]);
+			putchar('\n');
 			for (j = 0; j < v->n_frames; j++)
 				printf("      %s\n", k->frames[v->frame0 + j]);
-			if (!v->n_frames)
+			if (!v->n_frames && !v->note)
 				printf("      [not captured]\n");
 			continue;
 		}
 		/* Root first, as kstats flame; offsets dropped. */
-		printf("    %s ", ks_kpart_names[v->part]);
+		putchar(' ');
 		for (j = v->n_frames; j-- > 0; ) {
 			ks_fold_frame(fr, sizeof(fr), k->frames[v->frame0 + j]);
 			printf("%s%s", fr, j ? ";" : "");
 		}
-		if (!v->n_frames)
+		if (!v->n_frames && !v->note)
 			printf("[not captured]");
 		putchar('\n');
 	}

@@ -1060,6 +1060,38 @@ static void test_fold(void)
 	ks_keynode_free(&k);
 
 	/*
+	 * User stacks (a guest's KEY-, not named: that is usyms.c's, in
+	 * the process): main's frames under the kernel's, as offcputime
+	 * -f; the waker's user frames leaf first after its side's "--";
+	 * a waker without user frames is its note.
+	 */
+	kload("keys/KEY-ustack", &k);
+	EQ_U64(k.n_key, 3);
+	CHECK(k.key_part[1] == KS_KP_USTACK && k.key_part[2] == KS_KP_WAKER_USTACK,
+	      "ustack, waker-ustack parts");
+	EQ_U64(k.row[0].part[1].num, 160);
+	EQ_U64(k.row[0].part[1].n_frames, 5);
+	EQ_STR(k.frames[k.row[0].part[1].frame0], "0x43c07c");
+	CHECK(k.row[1].part[2].note && !strcmp(k.row[1].part[2].note, "[interrupt]"),
+	      "a timer's wakeup: [interrupt]");
+	EQ_U64(k.row[1].part[2].n_frames, 0);
+	EQ_U64(k.slow[0].n_parts, 3);
+	CHECK(k.slow[0].part[1].part == KS_KP_USTACK && k.slow[0].part[1].num == 160,
+	      "a slowest sample's ustack and its tgid");
+	out = NULL;
+	CAPTURE(out, n = ks_fold(f, &k, true));
+	EQ_U64(n, 2);
+	EQ_STR(out, "0x401c04;0x40185e;0x40173e;0x401722;0x43c07c;"
+		    "entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_read;vfs_read;"
+		    "pipe_read;schedule;__schedule;--;0x43c11f;0x40169d;0x4016eb;0x41852c 8\n"
+		    "0x41852c;0x4016e6;0x43b553;0x466d35;"
+		    "entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_clock_nanosleep;"
+		    "common_nsleep;hrtimer_nanosleep;do_nanosleep;schedule;__schedule;"
+		    "--;[interrupt] 8\n");
+	free(out);
+	ks_keynode_free(&k);
+
+	/*
 	 * Rows that fold to one line (ksys_read+0x6f and +0xbb) print it
 	 * once, with their sum, where the first stood; a frame of another
 	 * module keeps its line.

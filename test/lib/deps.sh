@@ -13,6 +13,9 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio kmod python3 gzip xz-utils
 	sparse linux-source-6.12 bc flex bison libelf-dev libssl-dev file
 	debhelper dh-dkms dkms lintian dpkg-dev dh-python libjson-c-dev
+	# The tool names user frames with elfutils' libdwfl; its static
+	# build (the busybox guests') links libdw's own dependencies.
+	libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev
 	# test/flame-svg-test.sh draws the flame graph's SVG in it, headless.
 	chromium
 	# test/lib/rootfs.sh builds the Debian guest for the python and
