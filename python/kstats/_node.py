@@ -287,8 +287,10 @@ def parse(text: str) -> Node:
 #: The parts a KEY-NAME row's key can have (README, "KEY-NAME").
 KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cpu",
                                "cgroup", "waker-kstack", "waker-comm", "waker-pid",
-                               "waker-cgroup")
+                               "waker-cgroup", "ustack", "waker-ustack")
 _STACK_PARTS = ("kstack", "end-kstack", "waker-kstack")
+_USER_PARTS = ("ustack", "waker-ustack")
+_USER_HEAD_RE = re.compile(r"tgid ([0-9]+)|(\[[a-z0-9 -]+\])|")
 # Key parts on a value: "ret", "argN", and "argN:log2" (or "ret:log2").
 _VALUE_PART_RE = re.compile(r"(ret|arg[0-9])(:log2)?")
 _LOG2_RE = re.compile(r"\[(-?[0-9]+), (-?[0-9]+)\)")
@@ -326,6 +328,12 @@ def parse_keys(text: str | bytes) -> list[dict]:
     "waker-comm" (unescaped), "cgroup" and "waker-cgroup" (the path from
     the cgroup2 root, unescaped; a removed cgroup's ends in " (gone)"),
     "pid", "tgid", "cpu" and "waker-pid" (ints), "ret" and "argN" (ints), "argN:log2" (a pair (lo, hi): lo <= value < hi).
+    "ustack" and "waker-ustack": the user frames' addresses (ints, leaf
+    first), with "ustack-tgid" (the process they are in; None when there
+    are none) and "ustack-note" ("[kernel thread]", "[interrupt]",
+    "[32-bit task]", else None); likewise "waker-ustack-tgid" and
+    "waker-ustack-note". Naming them needs the process's ELF files and
+    debug information (elfutils' libdwfl): `kstats rows` does.
     [] for a trace without key ("# key -"). The other row and
     the slowest samples are not rows. Raises ParseError naming the line
     for a text off the format, or cut short (fewer rows than the header's)."""
@@ -350,7 +358,13 @@ def parse_keys(text: str | bytes) -> list[dict]:
         if line.startswith("\t\t"):
             if stack is None:
                 raise ParseError(f"line {no}: a frame outside a stack")
-            stack.append(line[2:].encode("latin-1").decode("utf-8", "replace"))
+            frame = line[2:].encode("latin-1").decode("utf-8", "replace")
+            if order and order[-1] in _USER_PARTS and frame != "[not captured]":
+                if not re.fullmatch(r"0x[0-9a-f]+", frame):
+                    raise ParseError(f"line {no}: bad user frame {frame!r}")
+                stack.append(int(frame, 16))
+            elif not (order and order[-1] in _USER_PARTS):
+                stack.append(frame)
             continue
         if line.startswith("\t"):
             part, _, val = line[1:].partition(" ")
@@ -359,6 +373,13 @@ def parse_keys(text: str | bytes) -> list[dict]:
             stack = None
             if part in _STACK_PARTS:
                 stack = rows[-1][part] = []
+            elif part in _USER_PARTS:
+                m = _USER_HEAD_RE.fullmatch(val)
+                if not m:
+                    raise ParseError(f"line {no}: bad {part} {val!r}")
+                stack = rows[-1][part] = []
+                rows[-1][part + "-tgid"] = int(m.group(1)) if m.group(1) else None
+                rows[-1][part + "-note"] = m.group(2)
             elif part in ("comm", "waker-comm"):
                 rows[-1][part] = _unescape(val)
             elif part in ("cgroup", "waker-cgroup"):

@@ -339,6 +339,19 @@ class Keys(unittest.TestCase):
             "kst_end_site_1+0xe/0x20 [kstats_test_target]",
             "kst_write+0x48c/0x970 [kstats_test_target]"])
 
+    def test_user_stacks(self):
+        rows = kstats.parse_keys(key_text("KEY-ustack"))
+        self.assertEqual([r["count"] for r in rows], [8, 8])
+        self.assertEqual(rows[0]["ustack"], [0x43c07c, 0x401722, 0x40173e, 0x40185e, 0x401c04])
+        self.assertEqual((rows[0]["ustack-tgid"], rows[0]["ustack-note"]), (160, None))
+        self.assertEqual(rows[0]["waker-ustack"], [0x43c11f, 0x40169d, 0x4016eb, 0x41852c])
+        self.assertEqual((rows[1]["waker-ustack"], rows[1]["waker-ustack-tgid"],
+                          rows[1]["waker-ustack-note"]), ([], None, "[interrupt]"))
+        self.assertEqual(rows[1]["kstack"][2], "do_nanosleep+0x7a/0x130")
+        bad = key_text("KEY-ustack").replace(b"\t\t0x43c07c", b"\t\tmain+0x1", 1)
+        with self.assertRaises(kstats.ParseError):
+            kstats.parse_keys(bad)
+
     def test_parts_and_escapes(self):
         rows = kstats.parse_keys(key_text("KEY-parts"))
         self.assertEqual([{k: r[k] for k in ("cpu", "comm", "tgid", "pid")} for r in rows],
