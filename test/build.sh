@@ -54,7 +54,10 @@ cp "$OUT/tree/kstats.ko" "$OUT/tree/test/modules/kstats_test_client.ko" \
 	"$OUT/tree/test/modules/kstats_test_sched.ko" "$OUT/"
 # Static guest programs, for the busybox initramfs (KS_PROGS_CC: another
 # arch's compiler, e.g. aarch64-linux-gnu-gcc).
+# A program's own flags, if any, are on its "/* cflags: ... */" line.
 for src in "$TOP"/test/progs/*.c; do
 	bin=$OUT/$(basename "$src" .c)
-	[[ $bin -nt $src ]] || ${KS_PROGS_CC:-gcc} -static -O2 -Wall -Werror -o "$bin" "$src"
+	flags=$(sed -n 's|^/\* cflags: \(.*\) \*/$|\1|p' "$src")
+	# shellcheck disable=SC2086
+	[[ $bin -nt $src ]] || ${KS_PROGS_CC:-gcc} -static ${flags:--O2} -Wall -Werror -o "$bin" "$src"
 done

@@ -13,7 +13,7 @@
 #               belong to no kernel then run only if --only names them.
 #   --only AREA only these checks (the kernel's W=1 build always runs
 #               first): a guest script (basic trace engine keys offcpu
-#               cgroup counts hotplug fuzz tool), pyguest, peer (bpftrace's
+#               cgroup ustack counts hotplug fuzz tool), pyguest, peer (bpftrace's
 #               off-CPU count; also under offcpu), bio, debugfs, insn,
 #               layers, sparse, refusals, host (tool, Python, prom, cli,
 #               plot, flame and harness tests), flame (the flame graph's
@@ -80,7 +80,7 @@ want_kernel() {
 	return 1
 }
 # What a kernel's job checks, besides its build.
-KERNEL_AREAS=(layers sparse refusals basic trace engine keys offcpu cgroup counts hotplug fuzz lockdown tool
+KERNEL_AREAS=(layers sparse refusals basic trace engine keys offcpu cgroup ustack counts hotplug fuzz lockdown tool
 	pyguest peer bio debugfs insn playground)
 
 LOGS=$TOP/out/logs
@@ -118,7 +118,7 @@ SUITES=()
 for sk in "${KS_SUITE_KERNELS[@]}"; do
 	read -r suite flavour <<<"$sk"
 	want_kernel "$suite" "$suite-${flavour%-amd64}" "$suite-$flavour" || continue
-	want build sparse refusals basic trace engine keys offcpu cgroup counts hotplug fuzz lockdown || continue
+	want build sparse refusals basic trace engine keys offcpu cgroup ustack counts hotplug fuzz lockdown || continue
 	SUITES+=("$sk")
 done
 # arm64 and the debug test kernel count as kernels for --kernel.
@@ -377,6 +377,11 @@ core_guests() {
 	# parent's filter, a moved task, removed cgroups (test/cgroup/).
 	want cgroup && guest_suite "$k" cgroup "guest runs the cgroup filter and key script" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
+	# User stacks: rows per call site and per blocked stack from main to
+	# the kernel, named by the tool; kernel threads' and interrupts' rows
+	# (test/ustack/).
+	want ustack && guest_suite "$k" ustack "guest keys traces by user stacks" "$series" \
+		"out/$k/kstats.ko" "out/$k/ustack_prog" "out/tools/kstats"
 	# Each lost section counted once; GAP where sections are left out,
 	# at off-CPU switches and across a migration (test/counts_test.py).
 	want counts && guest_suite "$k" counts "guest counts lost sections once and GAPs as documented" "$series" \

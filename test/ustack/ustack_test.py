@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""User-space stacks in a stock-kernel QEMU guest (issue 40): key ustack
+on a function trace, key kstack,ustack,waker-ustack on an off-CPU trace,
+named by the tool (libdwfl) while the program lives and kept as addresses
+once it has exited; the rows of kernel threads and interrupt wakers; the
+refusals.
+
+  ustack_test.py gen GUEST_SCRIPT SERIES [ARCH]   write the busybox script
+  ustack_test.py check LOGFILE                    assert on the console log
+
+The program is test/progs/ustack_prog.c (-O0, frame pointers, static
+glibc). Counts are exact: it calls getppid() CALLS[0] times from site_a()
+and CALLS[1] times from site_b(), and blocks WAITS times in read() on a
+pipe from wait_inner(), each woken by its writer thread's wake_reader()
+after a nanosleep(). Every one of those user frames sits above a glibc
+wrapper that keeps no frame record: the frame bcc loses.
+"""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from basic_test import Results, parse, report  # noqa: E402
+from keys_test import key_nodes  # noqa: E402
+from trace_test import ctls  # noqa: E402
+
+CALLS = (3, 5)
+WAITS = 8
+REFUSALS = [
+    ("trace r0 start sched:sched_wakeup end sched:sched_switch key ustack", "Invalid argument",
+     "key ustack: a run-queue wait's task is off its CPU"),
+    ("trace r1 start syscall:getppid key ustack:0", "Invalid argument",
+     "key ustack:0: depth must be 1..32"),
+    ("trace r2 start syscall:getppid key waker-ustack", "Invalid argument",
+     "key waker-ustack: only an off-CPU wait has a waker"),
+]
+
+
+def gen(path, series="", arch="x86_64"):
+    script = """set -u
+D=/sys/kernel/debug/kstats
+C=$D/_control
+K=/modules/kstats
+ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
+show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
+step() { echo "@@STEP $1"; }
+tool() { echo "@@TOOL-BEGIN $*"; $K "$@"; echo "@@TOOL-END rc=$?"; }
+# start_prog ARGS...: ustack_prog in the background, once it said ready.
+start_prog() {
+	/modules/ustack_prog "$@" > /tmp/prog.out &
+	PROG=$!
+	for i in $(seq 100); do grep -q ready /tmp/prog.out && break; sleep 0.1; done
+	echo "@@PROG $PROG $(cat /tmp/prog.out)"
+}
+stop_prog() { kill $PROG; wait $PROG 2>/dev/null; echo "@@STOPPED $PROG"; }
+echo "@@UNAME $(uname -r)"
+insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"
+step calls
+ctl "trace uc start syscall:getppid comm ustack_prog key ustack slowest 2"
+start_prog calls %(a)d %(b)d
+show KEY-uc
+tool rows uc --top 0
+tool flame uc --count
+stop_prog
+tool flame uc --count
+ctl "remove uc"
+step pipe
+ctl "trace up offcpu comm ustack_prog state S key kstack,ustack,waker-ustack"
+start_prog pipe %(w)d
+ctl "stop up"
+show KEY-up
+tool flame up --count
+stop_prog
+ctl "remove up"
+step kthread
+ctl "trace uk offcpu tasks kernel key ustack"
+sleep 1
+ctl "stop uk"
+show KEY-uk
+show uk
+ctl "remove uk"
+step refusals
+""" % {"a": CALLS[0], "b": CALLS[1], "w": WAITS}
+    for line, _, _ in REFUSALS:
+        script += 'ctl "%s"\n' % line
+    script += "step done\n"
+    with open(path, "w") as f:
+        f.write(script)
+
+
+def tool_outputs(step_lines):
+    """[(argv, [lines], rc)] of each tool run in a step."""
+    res, cur, argv = [], None, None
+    for l in step_lines:
+        if l.startswith("@@TOOL-BEGIN "):
+            argv, cur = l[len("@@TOOL-BEGIN "):], []
+        elif l.startswith("@@TOOL-END ") and cur is not None:
+            res.append((argv, cur, l.split("rc=")[1]))
+            cur = None
+        elif cur is not None:
+            cur.append(l)
+    return res
+
+
+def folded(lines):
+    """{folded stack: count} of `kstats flame --count` lines."""
+    got = {}
+    for l in lines:
+        m = re.match(r"^(.*) (\d+)$", l)
+        if m:
+            got[m.group(1)] = got.get(m.group(1), 0) + int(m.group(2))
+    return got
+
+
+def count_where(stacks, pattern):
+    return sum(n for s, n in stacks.items() if re.search(pattern, s))
+
+
+def check(logpath):
+    r = Results()
+    log = open(logpath, errors="replace").read()
+    lines, steps = parse(log)
+    r.check(not any("@@FAIL" in l for l in lines), "kstats loads",
+            str([l for l in lines if "@@FAIL" in l][:3]))
+    for s in ("calls", "pipe", "kthread", "refusals", "done"):
+        r.check(s in steps, "step %s reached" % s)
+    if "done" not in steps:
+        return r
+    rt = any(re.match(r"@@UNAME \S*-rt-", l) for l in lines)
+    for s in ("calls", "pipe", "kthread"):
+        bad = [c for c in ctls(steps[s]) if c[1] != "0"]
+        r.check(not bad, "%s: every command accepted" % s, str(bad))
+
+    # key ustack on a function trace: rows per call site, exact.
+    st = steps["calls"]
+    prog = [l.split() for l in st if l.startswith("@@PROG ")]
+    pid = prog[0][1] if prog and len(prog[0]) == 4 and prog[0][2] == "ready" else None
+    r.check(pid and prog[0][3] == pid, "ustack_prog starts and says its pid", str(prog))
+    node = (key_nodes(st).get("uc") or [None])[0]
+    rows = node["rows"] if node else []
+    heads = {x["parts"].get("ustack head") for x in rows}
+    r.check(rows and heads == {"tgid %s" % pid},
+            "KEY-uc: every row's ustack is in the program's address space (tgid %s)" % pid,
+            str(heads))
+    frames = [f for x in rows for f in x["parts"].get("ustack", [])]
+    r.check(frames and all(re.fullmatch(r"0x[0-9a-f]+", f) for f in frames),
+            "KEY-uc: user frames are addresses (the tool names them)", str(frames[:4]))
+    r.check(node and sum(x["count"] for x in rows) == sum(CALLS) and
+            node["other"]["count"] == 0,
+            "KEY-uc: %d getppid() calls in rows, none in other" % sum(CALLS),
+            str([x["count"] for x in rows]))
+    outs = tool_outputs(st)
+    r.check(len(outs) == 3 and all(rc == "0" for _, _, rc in outs),
+            "kstats rows and flame run on the keyed trace", str([(a, rc) for a, _, rc in outs]))
+    if len(outs) == 3:
+        live = folded(outs[1][1])
+        for site, n in zip(("site_a", "site_b"), CALLS):
+            r.check(count_where(live, r"(^|;)main;%s;(__)?getppid$" % site) == n,
+                    "flame: main;%s;getppid, %d calls: the caller of the frameless "
+                    "wrapper is kept" % (site, n), str(live))
+        # Above main, glibc's own start (built without frame pointers) may end the walk.
+        r.check(sum(live.values()) == sum(CALLS) and
+                count_where(live, r"^([A-Za-z_]+;)*main;site_[ab];") == sum(CALLS),
+                "flame: every stack goes up to main, and only libc frames above it", str(live))
+        text = "\n".join(outs[0][1])
+        r.check(re.search(r"^    ustack tgid %s$" % pid, text, re.M) and
+                re.search(r"^      site_a\+0x[0-9a-f]+/0x[0-9a-f]+$", text, re.M),
+                "rows: the user stack's process, its frames named (site_a+0xOFF/0xSIZE)",
+                text[:300])
+        gone = folded(outs[2][1])
+        r.check(sum(gone.values()) == sum(CALLS) and
+                all(re.fullmatch(r"(0x[0-9a-f]+;?)+", s) for s in gone),
+                "once the program has exited, its frames stay addresses", str(gone))
+
+    # Off-CPU: the reader's stack from main to the kernel, its waker's.
+    st = steps["pipe"]
+    node = (key_nodes(st).get("up") or [None])[0]
+    outs = tool_outputs(st)
+    stacks = folded(outs[0][1]) if outs else {}
+    reader = r"main;wait_outer;wait_inner;(__libc_)?read;.*pipe_read;.*schedule"
+    r.check(count_where(stacks, reader) == WAITS,
+            "off-CPU: %d waits with main;wait_outer;wait_inner;read above pipe_read and "
+            "schedule (user frames under the kernel's)" % WAITS, str(stacks))
+    r.check(count_where(stacks, reader + r".*;--;.*;wake_reader;writer;") == WAITS,
+            "off-CPU: each woken by the writer thread's wake_reader (waker-ustack)",
+            str(stacks))
+    woke = "(\\[kernel thread\\]|\\[interrupt\\])" if rt else "\\[interrupt\\]"
+    r.check(count_where(stacks, r";writer;(__)?nanosleep;.*;--;%s$" % woke) == WAITS,
+            "off-CPU: the writer's %d nanosleep() waits, woken by a timer: waker-ustack %s"
+            % (WAITS, "[interrupt] ([kernel thread] on PREEMPT_RT)" if rt else "[interrupt]"),
+            str(stacks))
+    r.check(node and node["other"]["count"] == 0, "off-CPU: no wait in other",
+            str(node and node["other"]))
+
+    # Kernel threads have no user stack: one documented row, nothing lost.
+    st = steps["kthread"]
+    node = (key_nodes(st).get("uk") or [None])[0]
+    rows = node["rows"] if node else []
+    samples = [int(m.group(1)) for l in st
+               for m in [re.match(r"^# samples (\d+)$", l)] if m]
+    r.check(rows and {x["parts"].get("ustack head") for x in rows} == {"[kernel thread]"},
+            "kernel threads' waits: one row, ustack [kernel thread]",
+            str([x["parts"] for x in rows][:3]))
+    r.check(samples and samples[0] > 0 and
+            sum(x["count"] for x in rows) + node["other"]["count"] == samples[0],
+            "kernel threads' waits: the row and other hold every sample",
+            "%s vs %s" % (samples, [x["count"] for x in rows]))
+
+    c = {line: (rc, err) for line, rc, err in ctls(steps["refusals"])}
+    for line, err, why in REFUSALS:
+        got = c.get(line)
+        r.check(got and got[0] != "0" and err in got[1], "refused (%s): %s" % (err, line), str(got))
+        r.check(any(why in l for l in lines), "dmesg says why: %s" % why)
+    return r
+
+
+def main():
+    if sys.argv[1] == "gen":
+        gen(*sys.argv[2:5])
+        return 0
+    return report("ustack", check(sys.argv[2]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
