@@ -13,6 +13,12 @@
 #   nogap        the default trace with "gap off" (no GAP-NAME)
 #   keycomm      the default trace with "key comm" (rows by comm)
 #   keycgroup    the default trace with "key cgroup" (rows by cgroup)
+#   keykstack    the default trace with "key kstack" (the unwinder's cost)
+#   keyustack    the default trace with "key ustack" (the user stack's:
+#                insn_getpid is -O2 without frame pointers, so the walk is
+#                the pc, the search for a frameless caller and what rbp
+#                gives)
+#   keyboth      the default trace with "key kstack,ustack"
 #   commfilter   the default trace with "comm insn_getpid" (a task filter)
 #   cgroupfilter the default trace with "cgroup /" (every task passes the
 #                descendant test, the filter's whole cost)
@@ -43,7 +49,7 @@ set -euo pipefail
 N=${KS_BENCH_N:-100000}
 # Counts repeat closely: 4 windows give a median and a spread.
 ROUNDS=${KS_BENCH_ROUNDS:-4}
-METHODS=${KS_INSN_METHODS:-default nogap keycomm keycgroup commfilter cgroupfilter kretprobe kprobe tracepoint}
+METHODS=${KS_INSN_METHODS:-default nogap keycomm keycgroup keykstack keyustack keyboth commfilter cgroupfilter kretprobe kprobe tracepoint}
 ks_bench_kernels "$@"
 PLUGIN=$(bash bench/insn/build-plugin.sh)
 for k in "${KERNELS[@]}"; do
@@ -66,7 +72,7 @@ echo "remove probe" > \$C
 floors=""
 for m in $METHODS; do
 	case \$m in
-	default|nogap|keycomm|keycgroup|commfilter|cgroupfilter) f=\$D ;;
+	default|nogap|keycomm|keycgroup|keykstack|keyustack|keyboth|commfilter|cgroupfilter) f=\$D ;;
 	*) f=\$m ;;
 	esac
 	case " \$floors " in *" \$f "*) ;; *) floors="\$floors \$f" ;; esac
@@ -83,6 +89,9 @@ for r in \$(seq 1 $ROUNDS); do
 		nogap) tr="start \$F gap off" ;;
 		keycomm) tr="start \$F key comm" ;;
 		keycgroup) tr="start \$F key cgroup" ;;
+		keykstack) tr="start \$F key kstack" ;;
+		keyustack) tr="start \$F key ustack" ;;
+		keyboth) tr="start \$F key kstack,ustack" ;;
 		commfilter) tr="start \$F comm insn_getpid" ;;
 		cgroupfilter) tr="start \$F cgroup /" ;;
 		kretprobe) tr="start \$F method kretprobe" ;;
@@ -149,12 +158,12 @@ figure("untraced", un)
 print("untraced: %.1f insn/event (windows: %s)" % (base, " ".join("%.1f" % x for x in un)))
 print("| %s | method | traced | floor | kstats' own | own, windows min..max |" % k)
 print("|---|---|---|---|---|---|")
-for m in ("default", "nogap", "keycomm", "keycgroup", "commfilter", "cgroupfilter",
-          "kretprobe", "kprobe", "tracepoint"):
+for m in ("default", "nogap", "keycomm", "keycgroup", "keykstack", "keyustack", "keyboth",
+          "commfilter", "cgroupfilter", "kretprobe", "kprobe", "tracepoint"):
     if m not in w:
         continue
-    fm = default if m in ("default", "nogap", "keycomm", "keycgroup", "commfilter",
-                          "cgroupfilter") else m
+    fm = default if m in ("default", "nogap", "keycomm", "keycgroup", "keykstack", "keyustack",
+                          "keyboth", "commfilter", "cgroupfilter") else m
     traced = [x - base for x in w[m]]
     fl = w.get("floor-" + fm)
     t = figure(m + ".traced", traced)

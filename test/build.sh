@@ -61,3 +61,13 @@ for src in "$TOP"/test/progs/*.c; do
 	# shellcheck disable=SC2086
 	[[ $bin -nt $src ]] || ${KS_PROGS_CC:-gcc} -static ${flags:--O2} -Wall -Werror -o "$bin" "$src"
 done
+# The user-stack test's program stripped, and its debug file and build ID
+# (test/ustack/: frames named from /usr/lib/debug/.build-id/).
+cross=${KS_PROGS_CC:-gcc}
+cross=${cross%gcc}
+if [[ ! $OUT/ustack_prog.debug -nt $OUT/ustack_prog ]]; then
+	"${cross}objcopy" --only-keep-debug "$OUT/ustack_prog" "$OUT/ustack_prog.debug"
+	"${cross}objcopy" --strip-all "$OUT/ustack_prog" "$OUT/ustack_prog.stripped"
+	"${cross}readelf" -n "$OUT/ustack_prog" | sed -n 's/^ *Build ID: *//p' >"$OUT/ustack_prog.buildid"
+	[[ -s $OUT/ustack_prog.buildid ]] || { echo "ustack_prog has no build ID" >&2; exit 1; }
+fi

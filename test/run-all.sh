@@ -381,7 +381,8 @@ core_guests() {
 	# the kernel, named by the tool; kernel threads' and interrupts' rows
 	# (test/ustack/).
 	want ustack && guest_suite "$k" ustack "guest keys traces by user stacks" "$series" \
-		"out/$k/kstats.ko" "out/$k/ustack_prog" "out/tools/kstats"
+		"out/$k/kstats.ko" "out/$k/ustack_prog" "out/$k/ustack_prog.stripped" \
+		"out/$k/ustack_prog.debug" "out/$k/ustack_prog.buildid" "out/tools/kstats"
 	# Each lost section counted once; GAP where sections are left out,
 	# at off-CPU switches and across a migration (test/counts_test.py).
 	want counts && guest_suite "$k" counts "guest counts lost sections once and GAPs as documented" "$series" \

@@ -48,8 +48,9 @@ show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
 step() { echo "@@STEP $1"; }
 tool() { echo "@@TOOL-BEGIN $*"; $K "$@"; echo "@@TOOL-END rc=$?"; }
 # start_prog ARGS...: ustack_prog in the background, once it said ready.
+PROGBIN=/modules/ustack_prog
 start_prog() {
-	/modules/ustack_prog "$@" > /tmp/prog.out &
+	$PROGBIN "$@" > /tmp/prog.out &
 	PROG=$!
 	for i in $(seq 100); do grep -q ready /tmp/prog.out && break; sleep 0.1; done
 	echo "@@PROG $PROG $(cat /tmp/prog.out)"
@@ -66,6 +67,19 @@ tool flame uc --count
 stop_prog
 tool flame uc --count
 ctl "remove uc"
+step stripped
+ctl "trace us start syscall:getppid comm ustack_prog key ustack"
+cp /modules/ustack_prog.stripped /tmp/ustack_prog
+PROGBIN=/tmp/ustack_prog
+start_prog calls %(a)d %(b)d
+tool flame us --count
+id=$(cat /modules/ustack_prog.buildid)
+mkdir -p /usr/lib/debug/.build-id/$(echo $id | cut -c1-2)
+cp /modules/ustack_prog.debug /usr/lib/debug/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug
+tool flame us --count
+stop_prog
+ctl "remove us"
+PROGBIN=/modules/ustack_prog
 step pipe
 ctl "trace up offcpu comm ustack_prog state S key kstack,ustack,waker-ustack"
 start_prog pipe %(w)d
@@ -124,12 +138,12 @@ def check(logpath):
     lines, steps = parse(log)
     r.check(not any("@@FAIL" in l for l in lines), "kstats loads",
             str([l for l in lines if "@@FAIL" in l][:3]))
-    for s in ("calls", "pipe", "kthread", "refusals", "done"):
+    for s in ("calls", "stripped", "pipe", "kthread", "refusals", "done"):
         r.check(s in steps, "step %s reached" % s)
     if "done" not in steps:
         return r
     rt = any(re.match(r"@@UNAME \S*-rt-", l) for l in lines)
-    for s in ("calls", "pipe", "kthread"):
+    for s in ("calls", "stripped", "pipe", "kthread"):
         bad = [c for c in ctls(steps[s]) if c[1] != "0"]
         r.check(not bad, "%s: every command accepted" % s, str(bad))
 
@@ -173,6 +187,23 @@ def check(logpath):
         r.check(sum(gone.values()) == sum(CALLS) and
                 all(re.fullmatch(r"(0x[0-9a-f]+;?)+", s) for s in gone),
                 "once the program has exited, its frames stay addresses", str(gone))
+
+    # A stripped copy: module+0xOFF frames; its debug file by build ID: names.
+    outs = tool_outputs(steps["stripped"])
+    r.check(len(outs) == 2 and all(rc == "0" for _, _, rc in outs),
+            "stripped: kstats flame runs before and after the debug file is installed",
+            str([(a, rc) for a, _, rc in outs]))
+    if len(outs) == 2:
+        bare, named = folded(outs[0][1]), folded(outs[1][1])
+        r.check(sum(bare.values()) == sum(CALLS) and
+                count_where(bare, r"^(ustack_prog\+0x[0-9a-f]+;){2,}ustack_prog\+0x[0-9a-f]+$")
+                == sum(CALLS) and
+                not count_where(bare, r"site_"),
+                "stripped: frames as ustack_prog+0xOFF (the module, no symbol)", str(bare))
+        for site, n in zip(("site_a", "site_b"), CALLS):
+            r.check(count_where(named, r"(^|;)main;%s;(__)?getppid$" % site) == n,
+                    "stripped, its debug file in /usr/lib/debug/.build-id: main;%s;getppid "
+                    "named again, %d calls" % (site, n), str(named))
 
     # Off-CPU: the reader's stack from main to the kernel, its waker's.
     st = steps["pipe"]
