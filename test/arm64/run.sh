@@ -79,6 +79,10 @@ for kv in "${KERNELS[@]}"; do
 		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask"
 	KS_ACCEL=$ST guest_suite "$k" keys "guest runs the keyed-trace script" "$series arm64" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
+	# User stacks (no tool here: the check names frames with the
+	# program's symbols, from aarch64-linux-gnu-nm).
+	KS_ACCEL=$ST guest_suite "$k" ustack "guest keys traces by user stacks" "$series arm64" \
+		"out/$k/kstats.ko" "out/$k/ustack_prog"
 	KS_ACCEL=$ST guest_suite "$k" lockdown "guest controls kstats through /dev/kstats under lockdown" \
 		"$series arm64" "out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstats_test_client.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
