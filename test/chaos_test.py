@@ -207,7 +207,7 @@ def run(cmd, timeout=120):
 # The target's functions vanish while it is unloaded: ENOENT then.
 SPECS = [
     ("fn", "trace {n} start vfs_read", False),
-    ("fnkey", "trace {n} start vfs_read key comm,kstack:6 keys 16 slowest 4", False),
+    ("fnkey", "trace {n} start vfs_read key comm,kstack:6,ustack:6 keys 16 slowest 4", False),
     ("fnmod", "trace {n} start kst_target_delay", True),
     ("fprobe", "trace {n} start fentry:vfs_write key ret keys 8", False),
     ("kret", "trace {n} start kst_target_sleep method kretprobe key kstack:8,comm keys 16", True),
@@ -222,7 +222,7 @@ SPECS = [
     ("pattern", "trace {n} start kst_target_*", True),
     ("patternv", "trace {n} start vfs_rea* method kretprobe", False),
     ("ifret", "trace {n} start kst_ret_int if ret:s32<0 key ret:s32", True),
-    ("offcpu", "trace {n} offcpu key kstack:4,waker-kstack:4,waker-comm keys 16 slowest 4", False),
+    ("offcpu", "trace {n} offcpu key kstack:4,ustack:4,waker-kstack:4,waker-ustack:4,waker-comm keys 16 slowest 4", False),
     ("offcpuD", "trace {n} offcpu state D tasks kernel min 1000 key comm", False),
 ]
 # What drives the target's functions (each write: a few calls).
@@ -731,7 +731,7 @@ def soak(seconds, seed, base):
         "trace st start signal:signal_generate end signal:signal_deliver",
         "trace sr start sched:sched_wakeup end sched:sched_switch key comm keys 64",
         "trace sm start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 key arg2",
-        "trace so offcpu key kstack:4,waker-kstack:4 keys 64",
+        "trace so offcpu key kstack:4,ustack:4,waker-kstack:4,waker-ustack:4 keys 64",
         "trace sl start vfs_read,vfs_write,kst_target_sleep",
         "trace sg start kst_ret_* key ret:s32",
         "trace si start kst_ret_int if ret:s32<0 key ret:s32",

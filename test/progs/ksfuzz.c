@@ -316,6 +316,12 @@ static void gen_key(char *out, size_t sz, enum kind k)
 			snprintf(d, sizeof(d), ":%u", 1 + rn(32));
 		switch (c) {
 		case 0:
+			/* A run-queue wait refuses ustack (its task is off CPU). */
+			if (k != K_RUNQ && chance(30)) {
+				bit = 1024;
+				snprintf(parts[n], 32, "ustack%s", d);
+				break;
+			}
 			bit = 1;
 			snprintf(parts[n], 32, "kstack%s", d);
 			break;
@@ -337,10 +343,11 @@ static void gen_key(char *out, size_t sz, enum kind k)
 		case 3:
 			if (k != K_OFFCPU)
 				continue;
-			bit = 64 << rn(3);
+			bit = chance(25) ? 2048 : 64 << rn(3);
 			snprintf(parts[n], 32, "%s", bit == 64 ? "waker-kstack" :
+				 bit == 2048 ? "waker-ustack" :
 				 bit == 128 ? "waker-comm" : "waker-pid");
-			if (bit == 64)
+			if (bit == 64 || bit == 2048)
 				strncat(parts[n], d, 31 - strlen(parts[n]));
 			break;
 		default: {
@@ -891,7 +898,8 @@ static void mutate(struct gen *g, struct words *w)
 			strcpy(w->w[i], (const char *[]){ "kstack", "end-kstack", "waker-kstack:3",
 				"ret:s32", "arg2:log2", "any", "S", "D", "user", "kernel", "keep",
 				"replace", "arg0,arg4", "tracepoint", "kprobe", "fprobe", "kretprobe",
-				"default", KEEP, "GAP-" KEEP, "KEY-" KEEP }[rn(21)]);
+				"default", KEEP, "GAP-" KEEP, "KEY-" KEEP, "ustack:2",
+				"waker-ustack" }[rn(23)]);
 			break;
 		}
 	}
