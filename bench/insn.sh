@@ -34,7 +34,8 @@
 # of test/lib/rootfs.sh, 1 vCPU): kstats' default, gap off, kretprobe and
 # tracepoint pair traces and bpftrace's kfunc/kretfunc, kprobe/kretprobe
 # and raw_syscalls sys_enter/sys_exit programs, each with a start map
-# keyed by tid and hist(), as a bpftrace user writes them; per pair, what
+# keyed by tid and hist(), as a bpftrace user writes them (and key ustack
+# against kfunc/kretfunc with @[ustack] = hist()); per pair, what
 # each adds over the untraced windows of that boot and kstats / bpftrace.
 # KS_INSN_METHODS limits the configurations of the first boot (default:
 # all of them); KS_INSN_PEERS=0 skips the second; test/insn-guard.sh runs
@@ -231,8 +232,10 @@ ks ks-default "start \$F"
 ks ks-nogap "start \$F gap off"
 ks ks-kretprobe "start \$F method kretprobe"
 ks ks-tracepoint "start __tracepoint_sys_enter end __tracepoint_sys_exit"
+ks ks-keyustack "start \$F key ustack"
 bt bt-kfunc "kfunc:\$KF { @s[tid] = nsecs; } kretfunc:\$KF /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
 bt bt-kretprobe "kprobe:\$F { @s[tid] = nsecs; } kretprobe:\$F /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+bt bt-ustack "kfunc:\$KF { @s[tid] = nsecs; } kretfunc:\$KF /@s[tid]/ { @h[ustack] = hist(nsecs - @s[tid]); delete(@s[tid]); }"
 bt bt-tracepoint "tracepoint:raw_syscalls:sys_enter /args->id == 39/ { @s[tid] = nsecs; } tracepoint:raw_syscalls:sys_exit /args->id == 39 && @s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
 w untraced
 exit 0
@@ -297,7 +300,9 @@ method = next((l.split()[4] for l in lines if l.startswith("@@SAMPLES ks-default
 for ks, bt, name, bname in (("default", "kfunc", "default (%s)" % method, "kfunc + hist()"),
                             ("nogap", "kfunc", "default, gap off", "kfunc + hist()"),
                             ("kretprobe", "kretprobe", "kretprobe", "kprobe/kretprobe + hist()"),
-                            ("tracepoint", "tracepoint", "tracepoint pair", "tracepoint pair + hist()")):
+                            ("tracepoint", "tracepoint", "tracepoint pair", "tracepoint pair + hist()"),
+                            ("keyustack", "ustack", "key ustack (%s)" % method,
+                             "kfunc + @[ustack] = hist()")):
     kv, bv = w.get("ks-" + ks), w.get("bt-" + bt)
     kt = st.median(kv) - base if kv else None
     bta = st.median(bv) - base if bv else None
