@@ -18,9 +18,13 @@
  * rel32 or call *rel32(%rip); arm64: bl) whose target, through at most
  * one PLT stub, starts at most KS_CALLEE_SPAN bytes before the pc, and
  * only while the first frame record's return address is not itself such
- * a call (then the callee kept its record and nothing is lost). Up to
- * KS_LEAF_LEVELS such callers are kept, for wrappers that call wrappers
- * (nanosleep() calls clock_nanosleep()).
+ * a call (then the callee kept its record and nothing is lost). On
+ * x86-64, up to KS_LEAF_LEVELS callers are kept, one above the other, for
+ * wrappers that call wrappers (nanosleep() calls clock_nanosleep()):
+ * above the first, any return address of a call found further up, below
+ * the first record, until the record's return address calls the last one
+ * kept (glibc's cancellable wrappers tail-call, so their callers' calls
+ * name another function).
  */
 #include <linux/bitops.h>
 #include <linux/kprobes.h>
@@ -161,7 +165,14 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 	if (!words || !ks_peek(scan, sp, words * sizeof(long)))
 		return 0;
 	while (n < min(room, KS_LEAF_LEVELS) && !(rec_ret && ks_calls_into(rec_ret, pc))) {
-		while (i < words && !ks_calls_into(scan[i], pc))
+		/*
+		 * The first caller called the function the pc is in; above it,
+		 * a return from any call: glibc's cancellable wrappers reach the
+		 * system call through tail calls (2.41's read jumps to
+		 * __syscall_cancel), so their callers called another name.
+		 */
+		while (i < words && !(n ? ks_call_target(scan[i]) != 0 :
+				      ks_calls_into(scan[i], pc)))
 			i++;
 		if (i == words)
 			break;
