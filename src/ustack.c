@@ -20,15 +20,17 @@
  * only while the first frame record's return address is not itself such
  * a call (then the callee kept its record and nothing is lost). On
  * x86-64, up to KS_LEAF_LEVELS callers are kept, one above the other, for
- * wrappers that call wrappers (nanosleep() calls clock_nanosleep()):
- * above the first, any return address of a call found further up, below
- * the first record, until the record's return address calls the last one
- * kept (glibc's cancellable wrappers tail-call, so their callers' calls
- * name another function).
+ * wrappers that call wrappers (nanosleep() calls clock_nanosleep(), and
+ * glibc 2.42's write() __syscall_cancel()), each a call into the function
+ * the one before is in, until the record's return address is such a call;
+ * above the first, where no word is such a call, the next return from any
+ * call (glibc 2.41's cancellable wrappers tail-call, so their callers'
+ * calls name another function).
  */
 #include <linux/bitops.h>
 #include <linux/kprobes.h>
 #include <linux/minmax.h>
+#include <linux/sizes.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
@@ -45,7 +47,7 @@
 /* How far before the pc the function it is in may start. */
 #define KS_CALLEE_SPAN	4096
 /* Frameless callers kept, one above the other. */
-#define KS_LEAF_LEVELS	4
+#define KS_LEAF_LEVELS	6
 
 const char * const ks_ustack_none_names[KS_USTACK_NR] = {
 	[KS_USTACK_TAKEN] = "",
@@ -140,6 +142,30 @@ static bool notrace ks_calls_into(unsigned long ret, unsigned long pc)
 }
 #endif
 
+#if defined(CONFIG_X86_64)
+/*
+ * The first of @scan[@from..@words - 1] that returns from a call into
+ * @pc's function (@strict), or from any call. Words that cannot be code
+ * are passed over without a read: small numbers, and addresses on this
+ * stack (saved frame pointers, locals' addresses).
+ */
+static unsigned int notrace ks_scan_calls(const unsigned long *scan,
+					  unsigned int from, unsigned int words,
+					  unsigned long sp, unsigned long pc,
+					  bool strict)
+{
+	for (; from < words; from++) {
+		unsigned long w = scan[from];
+
+		if (w < PAGE_SIZE || w - (sp - SZ_1M) < SZ_8M + SZ_1M)
+			continue;
+		if (strict ? ks_calls_into(w, pc) : ks_call_target(w) != 0)
+			break;
+	}
+	return from;
+}
+#endif
+
 /*
  * Callers of @pc's function (and of theirs) that kept no frame record:
  * their return addresses, into @frame[0..@room - 1]. @rec_ret is the
@@ -165,19 +191,21 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 	if (!words || !ks_peek(scan, sp, words * sizeof(long)))
 		return 0;
 	while (n < min(room, KS_LEAF_LEVELS) && !(rec_ret && ks_calls_into(rec_ret, pc))) {
+		unsigned int at = ks_scan_calls(scan, i, words, sp, pc, true);
+
 		/*
-		 * The first caller called the function the pc is in; above it,
-		 * a return from any call: glibc's cancellable wrappers reach the
-		 * system call through tail calls (2.41's read jumps to
-		 * __syscall_cancel), so their callers called another name.
+		 * None called the function the last one is in: a tail call hid
+		 * it (glibc 2.41's read jumps to the cancellation code), so
+		 * above the first caller the next return from any call is
+		 * taken.
 		 */
-		while (i < words && !(n ? ks_call_target(scan[i]) != 0 :
-				      ks_calls_into(scan[i], pc)))
-			i++;
-		if (i == words)
+		if (at == words && n)
+			at = ks_scan_calls(scan, i, words, sp, pc, false);
+		if (at == words)
 			break;
-		pc = scan[i++];
+		pc = scan[at];
 		frame[n++] = pc;
+		i = at + 1;
 	}
 #elif defined(CONFIG_ARM64)
 	unsigned long lr = ks_strip_user_pac(regs->regs[30]);
@@ -257,6 +285,9 @@ unsigned int notrace ks_user_stack(unsigned long *frame, unsigned int depth,
 NOKPROBE_SYMBOL(ks_call_target);
 NOKPROBE_SYMBOL(ks_plt_target);
 NOKPROBE_SYMBOL(ks_calls_into);
+#endif
+#if defined(CONFIG_X86_64)
+NOKPROBE_SYMBOL(ks_scan_calls);
 #endif
 NOKPROBE_SYMBOL(ks_peek);
 NOKPROBE_SYMBOL(ks_insn32);

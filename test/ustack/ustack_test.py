@@ -57,9 +57,10 @@ step() { echo "@@STEP $1"; }
 # start_prog ARGS...: ustack_prog in the background, once it said ready.
 PROGBIN=/modules/ustack_prog
 start_prog() {
+	rm -f /tmp/prog.out
 	$PROGBIN "$@" > /tmp/prog.out &
 	PROG=$!
-	for i in $(seq 100); do grep -q ready /tmp/prog.out && break; sleep 0.1; done
+	for i in $(seq 100); do grep -q "^ready $PROG$" /tmp/prog.out && break; sleep 0.1; done
 	echo "@@PROG $PROG $(cat /tmp/prog.out)"
 }
 stop_prog() { kill $PROG; wait $PROG 2>/dev/null; echo "@@STOPPED $PROG"; }
