@@ -289,21 +289,29 @@ check(writer and all(in_rows([f[0] for f in s], n) for s, n in writer),
       "each of bpftrace's frames of the writer's waits (by address) is in kstats' stack "
       "of the same waits, in the same order", "bpftrace %s, kstats %s" % (writer, rows))
 
-for s, n in reader + writer:
-    print("note: bpftrace, %d waits: %s" % (n, ";".join(
-        f[1] if hexname(f[1]) else "%s(%x)" % (f[1], f[0]) for f in reversed(s))))
-for s, n in list(kreader.items()) + list(kwriter.items()):
-    print("note: kstats, %d waits: %s" % (n, s))
-for a, n in rows:
-    print("note: kstats' KEY-up row, %d waits: %s" % (n, " ".join(hex(x) for x in reversed(a))))
-if reader and all(not any(f[1] == "wait_inner" for f in s) for s, _ in reader):
-    print("note: bpftrace lost wait_inner (read, then wait_outer); kstats keeps it")
-elif reader:
-    print("note: bpftrace kept wait_inner on this kernel; kstats shows it too")
-if writer and all(hexname(f[1]) for s, _ in writer for f in s):
-    print("note: bpftrace named none of the writer thread's frames (that thread had "
-          "exited when bpftrace printed them; the reader's, in the same process, it "
-          "named); kstats named them")
+def bnames(s):
+    return ";".join(f[1] if hexname(f[1]) else "%s(%x)" % (f[1], f[0]) for f in reversed(s))
+
+
+def kline(pick, folded):
+    """kstats' folded stacks of @folded, and KEY-up's rows (main first)."""
+    return "%s, KEY-up %s" % (" + ".join("%s (%d)" % (l, n) for l, n in folded.items()),
+                              " + ".join("%s (%d)" % (" ".join(hex(x) for x in reversed(a)), n)
+                                         for a, n in rows if pick(a)))
+
+
+lost = reader and all(not any(f[1] == "wait_inner" for f in s) for s, _ in reader)
+print("note: reader: bpftrace %s; kstats %s: %s" % (
+    " + ".join("%s (%d)" % (bnames(s), n) for s, n in reader),
+    kline(lambda a: any(a[:1] == [f[0] for f in s][:1] for s, _ in reader), kreader),
+    "bpftrace lost wait_inner (read, then wait_outer), kstats keeps it" if lost else
+    "bpftrace kept wait_inner on this kernel, kstats shows it too"))
+print("note: writer: bpftrace %s; kstats %s%s" % (
+    " + ".join("%s (%d)" % (bnames(s), n) for s, n in writer),
+    kline(lambda a: any(a[:1] == [f[0] for f in s][:1] for s, _ in writer), kwriter),
+    ": bpftrace named none of its frames (that thread had exited when bpftrace printed "
+    "them; the reader's, in the same process, it named)"
+    if writer and all(hexname(f[1]) for s, _ in writer for f in s) else ""))
 print("upeer: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY
