@@ -16,7 +16,7 @@
 # when a marker task switches out, before the program is killed. Checks,
 # for the reader's waits (the stacks with wait_outer):
 #   - the counts are equal, 8 each;
-#   - every user frame bpftrace shows (names, offsets dropped; and their
+#   - every user frame bpftrace names (offsets dropped; and their
 #     addresses) is in kstats' stack of the same waits, in the same order;
 #   - kstats' stack has wait_inner directly above the read wrapper: the
 #     frame bcc and bpftrace lose (the wrapper keeps no frame record, so
