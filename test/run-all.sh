@@ -14,7 +14,8 @@
 #   --only AREA only these checks (the kernel's W=1 build always runs
 #               first): a guest script (basic trace engine keys offcpu
 #               cgroup ustack counts hotplug fuzz tool), pyguest, peer (bpftrace's
-#               off-CPU count; also under offcpu), bio, debugfs, insn,
+#               off-CPU count, also under offcpu; its user stacks, also
+#               under ustack), bio, debugfs, insn,
 #               layers, sparse, refusals, host (tool, Python, prom, cli,
 #               plot, flame and harness tests), flame (the flame graph's
 #               SVG, in chromium too), demo, playground, lint (checkpatch), i386,
@@ -335,6 +336,9 @@ kernel_job() {
 	# Off-CPU waits against bpftrace's count of the same waits (rootfs guest).
 	want peer offcpu && counted "$k" "$LOGS/offcpu-peer-$k.result" '^(FAIL|note: |peer: )' \
 		bash test/offcpu-peer.sh "$k" "$LOGS"
+	# User stacks of the same waits against bpftrace's ustack (rootfs guest).
+	want peer ustack && counted "$k" "$LOGS/ustack-peer-$k.result" '^(FAIL|note: |upeer: )' \
+		bash test/ustack-peer.sh "$k" "$LOGS"
 
 	want bio && counted "$k" "$LOGS/bio-peer-$k.result" '^(FAIL|bio: |@@FIGURES)' \
 		bash test/bio-peer.sh "$k" "$LOGS"
