@@ -279,10 +279,10 @@ def check(logpath):
 
     reader = [(c, n, x) for c, n, x in rows if first_prog(n, ["wait_inner", "wait_outer", "main"])]
     r.check(sum(c for c, _, _ in reader) == WAITS and
-            all(any(f.startswith("pipe_read+") for f in x["parts"]["kstack"])
+            all(any(re.match(r"(anon_)?pipe_read\+", f) for f in x["parts"]["kstack"])
                 for _, _, x in reader),
             "off-CPU named by nm: %d waits from main, wait_outer, wait_inner (the first "
-            "program frame above glibc's), in pipe_read" % WAITS, str([(c, n) for c, n, _ in rows]))
+            "program frame above glibc's), in pipe_read (anon_pipe_read on 7.x)" % WAITS, str([(c, n) for c, n, _ in rows]))
     wakers = [user_names(syms, x["parts"].get("waker-ustack", [])) for _, _, x in reader]
     r.check(wakers and all(first_prog(w, ["wake_reader", "writer"]) for w in wakers),
             "off-CPU named by nm: each woken by wake_reader (the first program frame above "
