@@ -268,12 +268,14 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 	if (part != KS_KEY_END_KSTACK && ks_keys_has(k, ks_key_user_part(part))) {
 		enum ks_key_part user = ks_key_user_part(part);
 		pid_t tgid;
+		u64 start;
 		u8 none;
 
 		key->user_nr = ks_user_stack(key->frame + key->nr,
 					     k->spec.depth[ks_key_stack_slot(user)],
-					     buf, level, &tgid, &none);
+					     buf, level, &tgid, &start, &none);
 		key->tgid = tgid;
+		key->start = start;
 		key->user_none = none;
 	}
 	e = ks_set_intern(&k->stacks, key);

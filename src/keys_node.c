@@ -127,7 +127,7 @@ static void ks_show_stack(struct seq_file *m, const struct ks_keys *k,
 		seq_printf(m, " %s\n", ks_ustack_none_names[s->user_none]);
 		return;
 	}
-	seq_printf(m, " tgid %d\n", s->tgid);
+	seq_printf(m, " tgid %d start %llu\n", s->tgid, s->start);
 	for (i = 0; i < s->user_nr; i++)
 		seq_printf(m, "\t\t0x%lx\n", s->frame[s->nr + i]);
 }

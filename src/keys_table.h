@@ -38,6 +38,8 @@ struct ks_stack {
 	u8 user_none;		/* enum ks_ustack_none, if user frames were wanted */
 	u8 pad;
 	pid_t tgid;		/* whose address space the user frames are in */
+	/* That process's start (start_boottime): a pid used again is not it. */
+	u64 start;
 	unsigned long frame[];
 };
 

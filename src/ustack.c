@@ -137,8 +137,13 @@ static bool notrace ks_calls_into(unsigned long ret, unsigned long pc)
 	if (!callee)
 		return false;
 	callee = ks_plt_target(callee);
-	/* A caller is not inside its callee (recursion is not a lost frame). */
-	return pc - callee < KS_CALLEE_SPAN && ret - callee >= KS_CALLEE_SPAN;
+	/*
+	 * The caller's return address is not between the callee's start and
+	 * the pc, inside the callee: that is a call the callee made itself
+	 * (a stale return address of its own). Functions of a shared
+	 * library lie side by side, so the caller may well be just after.
+	 */
+	return pc - callee < KS_CALLEE_SPAN && ret - callee > pc - callee;
 }
 #endif
 
@@ -226,6 +231,8 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
  * @level: the context level of the sampled code (ks_kprobe_level(): not
  *         always the handler's), 0 for task level
  * @tgid: set to the process whose address space the frames are in, or 0
+ * @start: set to its start (start_boottime, ns), for the tool to tell it
+ *         from a later process of the same pid
  * @none: set to why there are no frames (enum ks_ustack_none), else
  *        KS_USTACK_TAKEN
  *
@@ -237,7 +244,7 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
  */
 unsigned int notrace ks_user_stack(unsigned long *frame, unsigned int depth,
 				   unsigned long *scan, unsigned int level,
-				   pid_t *tgid, u8 *none)
+				   pid_t *tgid, u64 *start, u8 *none)
 {
 	unsigned long fp, rec[2] = {};
 	struct pt_regs *regs;
@@ -245,6 +252,7 @@ unsigned int notrace ks_user_stack(unsigned long *frame, unsigned int depth,
 	bool have_rec;
 
 	*tgid = 0;
+	*start = 0;
 	if (level) {
 		*none = KS_USTACK_INTERRUPT;
 		return 0;
@@ -260,6 +268,7 @@ unsigned int notrace ks_user_stack(unsigned long *frame, unsigned int depth,
 	}
 	*none = KS_USTACK_TAKEN;
 	*tgid = current->tgid;
+	*start = current->group_leader->start_boottime;
 	if (!depth)
 		return 0;
 	frame[n++] = instruction_pointer(regs);

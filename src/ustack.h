@@ -22,7 +22,7 @@ enum ks_ustack_none {
 
 unsigned int ks_user_stack(unsigned long *frame, unsigned int depth,
 			   unsigned long *scan, unsigned int level,
-			   pid_t *tgid, u8 *none);
+			   pid_t *tgid, u64 *start, u8 *none);
 
 extern const char * const ks_ustack_none_names[KS_USTACK_NR];
 

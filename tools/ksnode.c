@@ -838,14 +838,25 @@ static int parse_kpart(char *s, struct ks_kval *v, size_t n_frames)
 		return sp ? -1 : 0;
 	case KS_KP_USTACK:
 	case KS_KP_WAKER_USTACK:
-		/* "ustack tgid 143", "ustack [kernel thread]", or "ustack" (not captured). */
+		/*
+		 * "ustack tgid 143 start NS", "ustack [kernel thread]", or
+		 * "ustack" (not captured).
+		 */
 		if (!sp)
 			return 0;
 		if (sp[1] == '[') {
 			v->note = sp + 1;
 			return 0;
 		}
-		return strncmp(sp + 1, "tgid ", 5) || parse_ll(sp + 6, &v->num) ||
+		if (strncmp(sp + 1, "tgid ", 5))
+			return -1;
+		sp = strchr(sp + 6, ' ');
+		if (sp) {
+			*sp = 0;
+			if (strncmp(sp + 1, "start ", 6) || parse_u64(sp + 7, &v->start))
+				return -1;
+		}
+		return parse_ll(s + strlen(ks_kpart_names[v->part]) + 6, &v->num) ||
 		       v->num <= 0 ? -1 : 0;
 	case KS_KP_COMM:
 	case KS_KP_WAKER_COMM:

@@ -1078,6 +1078,7 @@ static void test_fold(void)
 	EQ_U64(k.slow[0].n_parts, 3);
 	CHECK(k.slow[0].part[1].part == KS_KP_USTACK && k.slow[0].part[1].num == 160,
 	      "a slowest sample's ustack and its tgid");
+	EQ_U64(k.row[0].part[1].start, 4000000000);
 	out = NULL;
 	CAPTURE(out, n = ks_fold(f, &k, true));
 	EQ_U64(n, 2);

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "usyms.h"
 
 /* One process's modules, reported once per run of the tool. */
 struct proc_syms {
 	long long tgid;
+	uint64_t start;		/* as KEY-NAME gives it, ns since boot; 0: not given */
 	Dwfl *dwfl;		/* NULL: the process is gone (or unreadable) */
 	char *perf_map;		/* /tmp/perf-PID.map's text, or NULL */
 };
@@ -46,14 +48,41 @@ static char *read_text(const char *path)
 	return text;
 }
 
-static struct proc_syms *proc_get(struct usyms *u, long long tgid)
+/*
+ * Whether process @tgid is the one that started at @start ns after boot:
+ * /proc/PID/stat's starttime is the same instant in clock ticks. A pid
+ * used again by a later process is not.
+ */
+static bool same_process(long long tgid, uint64_t start)
+{
+	unsigned long long ticks;
+	char path[64], *text, *p;
+	long hz = sysconf(_SC_CLK_TCK);
+	int i;
+	bool same = false;
+
+	if (!start)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%lld/stat", tgid);
+	text = read_text(path);
+	/* After the comm's last ')': state is field 3, starttime 22. */
+	p = text ? strrchr(text, ')') : NULL;
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (p && hz > 0 && sscanf(p + 1, "%llu", &ticks) == 1)
+		same = ticks == start / (1000000000ULL / (unsigned long long)hz);
+	free(text);
+	return same;
+}
+
+static struct proc_syms *proc_get(struct usyms *u, long long tgid, uint64_t start)
 {
 	struct proc_syms *p, *nv;
 	char path[64];
 	size_t i;
 
 	for (i = 0; i < u->n; i++)
-		if (u->v[i].tgid == tgid)
+		if (u->v[i].tgid == tgid && u->v[i].start == start)
 			return &u->v[i];
 	nv = realloc(u->v, (u->n + 1) * sizeof(*nv));
 	if (!nv)
@@ -62,6 +91,9 @@ static struct proc_syms *proc_get(struct usyms *u, long long tgid)
 	p = &u->v[u->n++];
 	memset(p, 0, sizeof(*p));
 	p->tgid = tgid;
+	p->start = start;
+	if (!same_process(tgid, start))
+		return p;	/* gone: no modules, no perf map */
 	p->dwfl = dwfl_begin(&proc_callbacks);
 	if (p->dwfl) {
 		dwfl_report_begin(p->dwfl);
@@ -133,7 +165,7 @@ static int name_stack(struct usyms *u, struct ks_keynode *k, struct ks_kval *v)
 
 	if (!ks_kpart_is_user(v->part) || v->num <= 0 || !v->n_frames)
 		return 0;
-	p = proc_get(u, v->num);
+	p = proc_get(u, v->num, v->start);
 	if (!p)
 		return -1;
 	if (!p->dwfl && !p->perf_map) {

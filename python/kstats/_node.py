@@ -290,7 +290,7 @@ KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cp
                                "waker-cgroup", "ustack", "waker-ustack")
 _STACK_PARTS = ("kstack", "end-kstack", "waker-kstack")
 _USER_PARTS = ("ustack", "waker-ustack")
-_USER_HEAD_RE = re.compile(r"tgid ([0-9]+)|(\[[a-z0-9 -]+\])|")
+_USER_HEAD_RE = re.compile(r"tgid ([0-9]+)(?: start ([0-9]+))?|(\[[a-z0-9 -]+\])|")
 # Key parts on a value: "ret", "argN", and "argN:log2" (or "ret:log2").
 _VALUE_PART_RE = re.compile(r"(ret|arg[0-9])(:log2)?")
 _LOG2_RE = re.compile(r"\[(-?[0-9]+), (-?[0-9]+)\)")
@@ -330,7 +330,9 @@ def parse_keys(text: str | bytes) -> list[dict]:
     "pid", "tgid", "cpu" and "waker-pid" (ints), "ret" and "argN" (ints), "argN:log2" (a pair (lo, hi): lo <= value < hi).
     "ustack" and "waker-ustack": the user frames' addresses (ints, leaf
     first), with "ustack-tgid" (the process they are in; None when there
-    are none) and "ustack-note" ("[kernel thread]", "[interrupt]",
+    are none), "ustack-start" (that process's start, ns since boot, as
+    /proc/PID/stat's starttime in ns: a later process of the same pid is
+    not it) and "ustack-note" ("[kernel thread]", "[interrupt]",
     "[32-bit task]", else None); likewise "waker-ustack-tgid" and
     "waker-ustack-note". Naming them needs the process's ELF files and
     debug information (elfutils' libdwfl): `kstats rows` does.
@@ -379,7 +381,8 @@ def parse_keys(text: str | bytes) -> list[dict]:
                     raise ParseError(f"line {no}: bad {part} {val!r}")
                 stack = rows[-1][part] = []
                 rows[-1][part + "-tgid"] = int(m.group(1)) if m.group(1) else None
-                rows[-1][part + "-note"] = m.group(2)
+                rows[-1][part + "-start"] = int(m.group(2)) if m.group(2) else None
+                rows[-1][part + "-note"] = m.group(3)
             elif part in ("comm", "waker-comm"):
                 rows[-1][part] = _unescape(val)
             elif part in ("cgroup", "waker-cgroup"):

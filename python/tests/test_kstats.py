@@ -343,7 +343,9 @@ class Keys(unittest.TestCase):
         rows = kstats.parse_keys(key_text("KEY-ustack"))
         self.assertEqual([r["count"] for r in rows], [8, 8])
         self.assertEqual(rows[0]["ustack"], [0x43c07c, 0x401722, 0x40173e, 0x40185e, 0x401c04])
-        self.assertEqual((rows[0]["ustack-tgid"], rows[0]["ustack-note"]), (160, None))
+        self.assertEqual((rows[0]["ustack-tgid"], rows[0]["ustack-start"], rows[0]["ustack-note"]),
+                         (160, 4000000000, None))
+        self.assertEqual(rows[0]["waker-ustack-start"], None)
         self.assertEqual(rows[0]["waker-ustack"], [0x43c11f, 0x40169d, 0x4016eb, 0x41852c])
         self.assertEqual((rows[1]["waker-ustack"], rows[1]["waker-ustack-tgid"],
                           rows[1]["waker-ustack-note"]), ([], None, "[interrupt]"))
