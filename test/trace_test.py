@@ -1149,8 +1149,12 @@ def check_busy_cpu(r, st):
     gap = max(b - a for a, b in zip(marks, marks[1:])) // 1000000 if t1 > t0 else -1
     after = any(x > t1 for x in reads)
     # A reader held back by the remove would wait about as long as it.
+    # On a loaded host one read (a fork of cat under TCG) can take over a
+    # second: two reads ending inside the remove mean the second ran
+    # wholly inside it, which a reader held back could not.
     took = (t1 - t0) // 1000000
-    r.check(0 <= gap and (took < 2000 or gap < took // 2) and after,
+    inside = len(marks) - 2
+    r.check(0 <= gap and (took < 2000 or gap < took // 2 or inside >= 2) and after,
             "busy-cpu: interval reads of another metric go on during the remove "
             "(longest wait %d ms, %d reads)" % (gap, len(marks) - 2),
             "reads %d, after the remove: %s" % (len(reads), after))
