@@ -48,6 +48,8 @@
 #define KS_CALLEE_SPAN	4096
 /* Frameless callers kept, one above the other. */
 #define KS_LEAF_LEVELS	6
+/* Words whose call site is read, at most, per stack: its cost's bound. */
+#define KS_LEAF_READS	24
 
 const char * const ks_ustack_none_names[KS_USTACK_NR] = {
 	[KS_USTACK_TAKEN] = "",
@@ -150,20 +152,25 @@ static bool notrace ks_calls_into(unsigned long ret, unsigned long pc)
 #if defined(CONFIG_X86_64)
 /*
  * The first of @scan[@from..@words - 1] that returns from a call into
- * @pc's function (@strict), or from any call. Words that cannot be code
- * are passed over without a read: small numbers, and addresses on this
- * stack (saved frame pointers, locals' addresses).
+ * @pc's function (@strict), or from any call; @words if none. Words that
+ * cannot be code are passed over without a read: small numbers, and
+ * addresses on this stack (saved frame pointers, locals' addresses).
+ * Each word whose call site is read takes one of *@reads; none left, the
+ * search ends.
  */
 static unsigned int notrace ks_scan_calls(const unsigned long *scan,
 					  unsigned int from, unsigned int words,
 					  unsigned long sp, unsigned long pc,
-					  bool strict)
+					  bool strict, unsigned int *reads)
 {
 	for (; from < words; from++) {
 		unsigned long w = scan[from];
 
 		if (w < PAGE_SIZE || w - (sp - SZ_1M) < SZ_8M + SZ_1M)
 			continue;
+		if (!*reads)
+			return words;
+		--*reads;
 		if (strict ? ks_calls_into(w, pc) : ks_call_target(w) != 0)
 			break;
 	}
@@ -175,7 +182,8 @@ static unsigned int notrace ks_scan_calls(const unsigned long *scan,
  * Callers of @pc's function (and of theirs) that kept no frame record:
  * their return addresses, into @frame[0..@room - 1]. @rec_ret is the
  * first frame record's return address, @end that record's address (the
- * search stops there), or 0 when there is no record.
+ * search stops there), or 0 when there is no record: then code without
+ * frame pointers is running, whose stack kstats does not search.
  */
 static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 						 unsigned long *frame,
@@ -188,15 +196,15 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 	unsigned int n = 0;
 #if defined(CONFIG_X86_64)
 	unsigned long sp = user_stack_pointer(regs);
-	unsigned int words, i = 0;
+	unsigned int words, i = 0, reads = KS_LEAF_READS;
 
-	words = KS_USTACK_SCAN_WORDS;
-	if (end)
-		words = end > sp ? min_t(unsigned long, words, (end - sp) / sizeof(long)) : 0;
+	if (end <= sp)
+		return 0;
+	words = min_t(unsigned long, KS_USTACK_SCAN_WORDS, (end - sp) / sizeof(long));
 	if (!words || !ks_peek(scan, sp, words * sizeof(long)))
 		return 0;
 	while (n < min(room, KS_LEAF_LEVELS) && !(rec_ret && ks_calls_into(rec_ret, pc))) {
-		unsigned int at = ks_scan_calls(scan, i, words, sp, pc, true);
+		unsigned int at = ks_scan_calls(scan, i, words, sp, pc, true, &reads);
 
 		/*
 		 * None called the function the last one is in: a tail call hid
@@ -205,7 +213,7 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 		 * taken.
 		 */
 		if (at == words && n)
-			at = ks_scan_calls(scan, i, words, sp, pc, false);
+			at = ks_scan_calls(scan, i, words, sp, pc, false, &reads);
 		if (at == words)
 			break;
 		pc = scan[at];
