@@ -82,7 +82,7 @@ static noinline u32 notrace ks_call_stack(struct ks_trace *t,
  */
 static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 				  unsigned long func, unsigned long ret,
-				  const unsigned long *arg)
+				  unsigned long *arg)
 {
 	u8 *busy;
 
@@ -153,7 +153,7 @@ static noinline bool notrace ks_call_begin_regs(struct ks_trace *t,
 						unsigned long func,
 						struct pt_regs *regs)
 {
-	unsigned long arg[KS_ARGS];
+	unsigned long arg[KS_ARG_SLOTS];
 
 	ks_regs_args(regs, arg);
 	return ks_call_begin(t, call, func, ks_entry_return_address(regs), arg);
@@ -198,7 +198,7 @@ static noinline bool notrace ks_fp_begin_args(struct ks_trace *t,
 					      unsigned long ret_ip,
 					      KS_FPROBE_REGS_ARG)
 {
-	unsigned long arg[KS_ARGS];
+	unsigned long arg[KS_ARG_SLOTS];
 	unsigned int i;
 
 	for (i = 0; i < KS_ARGS; i++)

@@ -281,6 +281,25 @@ echo "@@BTFRET $(grep '^btfret ' $T)"
 show bi
 for n in bk bu bn; do show KEY-$n; done
 for n in bi bk bu bm bn; do ctl "remove $n"; done
+step btffield
+ctl "trace fk start fwnode_get_name pid $$ key fwnode->flags"
+ctl "trace fs start fwnode_get_name pid $$ key fwnode->secondary->flags"
+ctl "trace fi start fwnode_get_name pid $$ if fwnode->flags&4"
+ctl "trace fg start fwnode_get_name pid $$ if fwnode->flags>4 key fwnode->flags:u8"
+ctl "trace fn start fwnode_get_name pid $$ key fwnode"
+ctl "trace fx start fwnode_get_name key fwnode->nope"
+ctl "trace fx start fwnode_get_name key fwnod->flags"
+ctl "trace fx start fwnode_get_name if fwnode->flags->x>1"
+ctl "trace fx start fwnode_get_name key fwnode->suppliers"
+ctl "trace fx start fwnode_get_name key fwnode.flags"
+ctl "trace fx start kst_target_delay key fwnode->flags"
+ctl "trace fx start kst_target_delay key bogus"
+listing btffield
+tgt "btffield 100"
+echo "@@BTFFIELD $(grep '^btffield ' $T)"
+listing btffield-after
+for n in fk fs fi fg fn; do show $n; show KEY-$n; ctl "remove $n"; done
+echo "@@LS $(ls $D | tr '\\n' ' ')"
 step errors
 """)
     for words, _ in BAD_LINES:
@@ -676,6 +695,87 @@ def check_btf(r, st, lines):
             str(bf))
 
 
+def check_btf_fields(r, st, lines):
+    """Fields through pointers: fwnode_get_name(fwnode) is a function of
+    vmlinux whose parameter is a struct fwnode_handle *; the target calls
+    it 100 times (btffield 100), by i % 5: 0 a node of flags 3 whose
+    secondary (flags 7) is mapped, 1 flags 5 and secondary NULL, 2 flags 9
+    and secondary in the unmapped top page, 3 NULL, 4 ERR_PTR(-EINVAL):
+    20 of each. A read that faults is not timed and counts as missed
+    (fault), never an oops."""
+    c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
+    made = [k for k in c if k.startswith("trace ") and k.split()[1] in ("fk", "fs", "fi", "fg", "fn")]
+    r.check(len(made) == 5 and all(c[k][0] == "0" for k in made),
+            "fields: the traces through fwnode are accepted", str({k: c[k] for k in made}))
+    told = [l for l in st if l.startswith("@@BTFFIELD ")]
+    r.check(told == ["@@BTFFIELD btffield 100 named 0"],
+            "fields: the target made its 100 calls", str(told))
+    kn = key_nodes(st)
+    nd = nodes(st)
+
+    def rows(name, part):
+        node = kn.get(name, [None])[0]
+        if not node:
+            return None
+        got = {}
+        for x in node["rows"]:
+            got[x["parts"].get(part)] = got.get(x["parts"].get(part), 0) + x["count"]
+        return got
+
+    def fault(name):
+        hs = nd.get(name, [(None, [])])[0][1]
+        m = [re.search(r" missed (\d+) \(.* fault (\d+)\)", h) for h in hs]
+        m = [x for x in m if x]
+        return (int(m[0].group(1)), int(m[0].group(2))) if m else None
+    for name, part, want, faults, what in (
+            ("fk", "fwnode->flags", {"3": 20, "5": 20, "9": 20}, 40,
+             "key fwnode->flags: rows 3, 5, 9 of 20; NULL and ERR_PTR fault (40)"),
+            ("fs", "fwnode->secondary->flags", {"7": 20}, 80,
+             "key fwnode->secondary->flags (two '->'): row 7 of 20; a NULL or unmapped "
+             "pointer at either level faults (80)"),
+            ("fg", "fwnode->flags", {"5": 20, "9": 20}, 40,
+             "if fwnode->flags>4 key fwnode->flags:u8: rows 5 and 9 of 20, 40 faults")):
+        got = rows(name, part)
+        r.check(got == want and fault(name) == (faults, faults), what,
+                "%s %s" % (got, fault(name)))
+    got = sum(n for _, n in nd["fi"][0][0]) if "fi" in nd else None
+    r.check(got == 20 and fault("fi") == (40, 40),
+            "if fwnode->flags&4: the 20 calls of flags 5; 40 faults", "%s %s" % (got, fault("fi")))
+    got = rows("fn", "fwnode")
+    r.check(got is not None and sum(got.values()) == 100 and got.get("0") == 20 and
+            fault("fn") == (0, 0),
+            "key fwnode (a parameter by name): 100 calls, NULL's row of 20, nothing missed",
+            "%s %s" % (got, fault("fn")))
+    lv = listings(st).get("btffield", [])
+
+    def listed(name):
+        return [l for l in lv if l.startswith(name + " ")]
+    for name, want in (("fk", " key fwnode->flags "), ("fk", " types fwnode->flags:u64(btf)"),
+                       ("fs", " types fwnode->secondary->flags:u64(btf)"),
+                       ("fi", " if fwnode->flags&4 types fwnode->flags:u64(btf)"),
+                       ("fg", " key fwnode->flags:u8 "), ("fn", " types fwnode:u64(btf)")):
+        got = listed(name)
+        r.check(got and (got[0] + " ").count(want) == 1,
+                "the listing names the field: %s%s" % (name, want), str(got))
+    for cmd, text in (
+            ("key fwnode->nope", "key fwnode->nope: struct fwnode_handle has no member 'nope'"),
+            ("key fwnod->flags", "key fwnod->flags: 'fwnod' is not a parameter that kstats "
+             "reads (its parameters: fwnode)"),
+            ("if fwnode->flags->x>1", "if fwnode->flags->x>1: 'flags' is an integer, not a pointer"),
+            ("key fwnode->suppliers", "key fwnode->suppliers: 'suppliers' is a struct: kstats "
+             "reads integers, enums, bools and pointers"),
+            ("key fwnode.flags", "key 'fwnode.flags': expected kstack[:DEPTH]"),
+            ("key bogus", "key 'bogus': not a key part"),
+            ("key fwnode->flags", "key 'fwnode->flags': not a key part")):
+        full = [k for k in c if k.startswith("trace fx ") and k.endswith(" " + cmd)]
+        r.check(full and all(c[k][0] == "1" and "Invalid argument" in c[k][1] for k in full) and
+                any(("kstats: trace fx: " + text) in l for l in lines),
+                "%s -> EINVAL, dmesg: %s" % (cmd, text), str([c.get(k) for k in full]))
+    ls = [l for l in st if l.startswith("@@LS ")]
+    r.check(ls and not re.search(r"\b(KEY-)?f[ksigxn]\b", ls[-1]),
+            "fields: nothing left registered by the refused traces or after remove", str(ls))
+
+
 def flames(step_lines):
     """(name, flag) -> folded lines printed by kstats flame, and its rc."""
     res, cur, key = {}, None, None
@@ -1008,6 +1108,7 @@ def check(logpath):
 
     check_values(r, steps["values"], lines)
     check_btf(r, steps.get("btf", []), lines)
+    check_btf_fields(r, steps.get("btffield", []), lines)
 
     # Bad lines: EINVAL, the reason in dmesg, nothing left behind.
     st = steps["errors"]
