@@ -14,8 +14,9 @@
  * loop is bounded by the data's size or a constant, and type chains
  * (typedef, const ...) are followed to a bounded depth, without
  * recursion (but for a member looked for in anonymous structs, to
- * KS_BTF_ANON_DEPTH). Modules' BTF (split BTF) is not read yet: a
- * module's function has no entry here.
+ * KS_BTF_ANON_DEPTH). A module's function is looked up in the module's
+ * BTF (/sys/kernel/btf/MODULE, split BTF whose ids and strings follow
+ * vmlinux's), read when the trace is made and freed once parsed.
  *
  * A field through a pointer (file->f_flags) is resolved here too, once:
  * the offsets each read adds and the field's type. The probe reads it
@@ -26,6 +27,7 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
@@ -41,6 +43,8 @@
 
 /* A checked BTF section: its types, its strings and where each type is. */
 struct ks_btf {
+	/* A module's split BTF: its ids and strings follow vmlinux's. */
+	const struct ks_btf *base;
 	const u8 *types;
 	u32 types_len;
 	const char *strs;
@@ -132,6 +136,11 @@ static int ks_btf_sections(const void *data, size_t size, struct ks_btf *b)
 /* The name at @off, or NULL where @off is past the strings. */
 static const char *ks_btf_str(const struct ks_btf *b, u32 off)
 {
+	if (b->base) {
+		if (off < b->base->strs_len)
+			return b->base->strs + off;
+		off -= b->base->strs_len;
+	}
 	return off < b->strs_len ? b->strs + off : NULL;
 }
 
@@ -182,6 +191,12 @@ static int ks_btf_walk(struct ks_btf *b, u32 kind, const char *func,
 /* Type @id, or NULL where there is no such id (0 is void). */
 static const struct btf_type *ks_btf_type(const struct ks_btf *b, u32 id)
 {
+	if (b->base) {
+		if (id <= b->base->n)
+			return id ? (const struct btf_type *)(b->base->types +
+							      b->base->off[id - 1]) : NULL;
+		id -= b->base->n;
+	}
 	if (!id || id > b->n)
 		return NULL;
 	return (const struct btf_type *)(b->types + b->off[id - 1]);
@@ -543,15 +558,75 @@ static int ks_btf_path(const struct ks_btf *b, const struct ks_btf_func *fn,
 	return 0;
 }
 
-/* Checks @data and finds its types: b->off to kvfree(). */
-static int ks_btf_open(const void *data, size_t size, const struct ks_btf_query *q,
-		       struct ks_btf *b, u32 *proto)
+/* Whether FUNC_PROTOs @a and @b take the same types, in order. */
+static bool ks_btf_same_params(const struct btf_type *a, const struct btf_type *b)
 {
-	u32 kind = q->tracepoint ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC;
+	const struct btf_param *pa = (const struct btf_param *)(a + 1);
+	const struct btf_param *pb = (const struct btf_param *)(b + 1);
+	unsigned int i;
+
+	if (BTF_INFO_VLEN(a->info) != BTF_INFO_VLEN(b->info))
+		return false;
+	for (i = 0; i < BTF_INFO_VLEN(a->info); i++)
+		if (pa[i].type != pb[i].type)
+			return false;
+	return true;
+}
+
+#define KS_BTF_TP_FUNC		"__bpf_trace_"
+
+/*
+ * A tracepoint's prototype @proto, with names: the typedef
+ * btf_trace_EVENT names none of its parameters; the BPF glue of its
+ * class, FUNC __bpf_trace_CLASS(void *__data, TP_PROTO), does. CLASS is
+ * EVENT for a TRACE_EVENT, the template's name for a DEFINE_EVENT
+ * (block_rq for block_rq_issue): __bpf_trace_@event if it is there,
+ * else the first __bpf_trace_ FUNC of the same parameter types. The
+ * typedef's own prototype where none is found (names "?").
+ */
+static u32 ks_btf_tp_named(const struct ks_btf *b, const char *event, u32 proto)
+{
+	const struct btf_type *want = ks_btf_type(b, proto), *t, *fp;
+	u32 first = b->base ? b->base->n + 1 : 1, id, found = 0;
+	const char *name;
+
+	if (!want || BTF_INFO_KIND(want->info) != BTF_KIND_FUNC_PROTO)
+		return proto;
+	for (id = first; id < first + b->n; id++) {
+		t = ks_btf_type(b, id);
+		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC)
+			continue;
+		name = ks_btf_str(b, t->name_off);
+		if (!name || !str_has_prefix(name, KS_BTF_TP_FUNC))
+			continue;
+		fp = ks_btf_type(b, t->type);
+		if (!fp || BTF_INFO_KIND(fp->info) != BTF_KIND_FUNC_PROTO ||
+		    !ks_btf_same_params(want, fp))
+			continue;
+		if (!strcmp(name + strlen(KS_BTF_TP_FUNC), event))
+			return t->type;
+		if (!found)
+			found = t->type;
+	}
+	return found ? found : proto;
+}
+
+/*
+ * Checks @data and finds its types (those of @base first, for a
+ * module's split BTF): b->off to kvfree(). A @q of NULL finds nothing.
+ */
+static int ks_btf_open(const void *data, size_t size, const struct ks_btf_query *q,
+		       const struct ks_btf *base, struct ks_btf *b, u32 *proto)
+{
+	static const struct ks_btf_query none = { .func = "" };
+	u32 kind = !q ? BTF_KIND_UNKN : q->tracepoint ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC;
 	char name[KS_BTF_TP_MAX];
 	int err;
 
 	memset(b, 0, sizeof(*b));
+	b->base = base;
+	if (!q)
+		q = &none;
 	if (q->tracepoint &&
 	    snprintf(name, sizeof(name), "btf_trace_%s", q->func) >= sizeof(name))
 		return -ENOENT;
@@ -560,7 +635,7 @@ static int ks_btf_open(const void *data, size_t size, const struct ks_btf_query 
 		err = ks_btf_walk(b, kind, q->tracepoint ? name : q->func, proto);	/* count */
 	if (err)
 		return err;
-	if (!*proto)
+	if (!*proto && kind != BTF_KIND_UNKN)
 		return -ENOENT;
 	b->off = kvmalloc_array(b->n ? b->n : 1, sizeof(*b->off), GFP_KERNEL);
 	if (!b->off)
@@ -593,15 +668,42 @@ static int ks_btf_open(const void *data, size_t size, const struct ks_btf_query 
 int ks_btf_parse_query(const void *data, size_t size,
 		       const struct ks_btf_query *q, struct ks_btf_func *out)
 {
-	struct ks_btf b;
+	return ks_btf_parse_split(NULL, 0, data, size, q, out);
+}
+
+/**
+ * ks_btf_parse_split() - ks_btf_parse_query() of a module's split BTF
+ * @base: vmlinux's BTF, whose ids and strings the module's follow; NULL
+ *        for BTF of its own (vmlinux's)
+ * @base_size: its bytes
+ * @data: the module's BTF (/sys/kernel/btf/MODULE), 4-byte aligned
+ * @size: its bytes
+ * @q: as for ks_btf_parse_query(), looked up in the module's types
+ * @out: as for ks_btf_parse_query()
+ *
+ * Context: process context; may sleep.
+ * Return: as ks_btf_parse_query().
+ */
+int ks_btf_parse_split(const void *base, size_t base_size, const void *data,
+		       size_t size, const struct ks_btf_query *q,
+		       struct ks_btf_func *out)
+{
+	struct ks_btf b, vmlinux = {};
 	unsigned int i;
 	u32 proto;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = ks_btf_open(data, size, q, &b, &proto);
-	if (err)
+	if (base) {
+		err = ks_btf_open(base, base_size, NULL, NULL, &vmlinux, &proto);
+		if (err)
+			return err;
+	}
+	err = ks_btf_open(data, size, q, base ? &vmlinux : NULL, &b, &proto);
+	if (err) {
+		kvfree(vmlinux.off);
 		return err;
+	}
 	if (q->tracepoint) {
 		const struct btf_type *t;
 
@@ -611,7 +713,7 @@ int ks_btf_parse_query(const void *data, size_t size,
 		if (!err && (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR))
 			err = -EINVAL;
 		if (!err)
-			proto = t->type;
+			proto = ks_btf_tp_named(&b, q->func, t->type);
 	}
 	if (!err)
 		err = ks_btf_proto(&b, proto, q->tracepoint, out);
@@ -622,6 +724,7 @@ int ks_btf_parse_query(const void *data, size_t size,
 			*q->bad = i;
 	}
 	kvfree(b.off);
+	kvfree(vmlinux.off);
 	return err;
 }
 
@@ -679,11 +782,12 @@ static void *ks_btf_copy;
 /*
  * Without CONFIG_KALLSYMS_ALL (Debian's 6.1 arm64), /proc/kallsyms has no
  * __start_BTF; the kernel still shows its BTF in sysfs, which serves it
- * from that memory. One copy, kept until kstats is unloaded.
+ * from that memory. One copy, kept until kstats is unloaded. A module's
+ * BTF is read the same way, each time, and freed once parsed.
  */
-static int ks_btf_read_sysfs(void)
+static int ks_btf_read_file(const char *path, void **data, size_t *bytes)
 {
-	struct file *f = filp_open(KS_BTF_SYSFS, O_RDONLY, 0);
+	struct file *f = filp_open(path, O_RDONLY, 0);
 	loff_t pos = 0, size;
 	ssize_t n;
 	void *buf;
@@ -710,10 +814,18 @@ static int ks_btf_read_sysfs(void)
 		kvfree(buf);
 		return -EIO;
 	}
-	ks_btf_copy = buf;
-	ks_btf_vmlinux = buf;
-	ks_btf_vmlinux_size = size;
+	*data = buf;
+	*bytes = size;
 	return 0;
+}
+
+static int ks_btf_read_sysfs(void)
+{
+	int err = ks_btf_read_file(KS_BTF_SYSFS, &ks_btf_copy, &ks_btf_vmlinux_size);
+
+	if (!err)
+		ks_btf_vmlinux = ks_btf_copy;
+	return err;
 }
 
 /**
@@ -753,6 +865,53 @@ out:
 	return err;
 }
 
+struct ks_btf_owner {
+	const char *sym;
+	char mod[MODULE_NAME_LEN];
+};
+
+/* The module of the first symbol named s->sym; vmlinux's come first. */
+static bool ks_btf_owner(void *priv, unsigned long addr, char type,
+			 const char *name, const char *mod)
+{
+	struct ks_btf_owner *o = priv;
+
+	if (strcmp(name, o->sym))
+		return false;
+	if (mod)
+		strscpy(o->mod, mod, sizeof(o->mod));
+	return true;
+}
+
+/*
+ * @q in the BTF of the module whose symbol q->sym is, split on
+ * vmlinux's: read from /sys/kernel/btf/MODULE, parsed, freed. Nothing
+ * of it is kept: an unloaded module's BTF is gone with it, as its
+ * traces are ("gone").
+ */
+static int ks_btf_module(const char *trace, const struct ks_btf_query *q,
+			 struct ks_btf_func *out)
+{
+	struct ks_btf_owner o = { .sym = q->sym };
+	char path[sizeof("/sys/kernel/btf/") + MODULE_NAME_LEN];
+	size_t size;
+	void *data;
+	int err;
+
+	err = ks_kallsyms_read(trace, ks_btf_owner, &o);
+	if (err)
+		return err;
+	if (!o.mod[0])
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", o.mod);
+	err = ks_btf_read_file(path, &data, &size);
+	if (err)
+		return err == -ENOMEM ? err : -ENOENT;	/* a module built without BTF */
+	err = ks_btf_parse_split(ks_btf_vmlinux, ks_btf_vmlinux_size, data, size, q, out);
+	kvfree(data);
+	return err;
+}
+
 /**
  * ks_btf_func() - a vmlinux function's or tracepoint's types, from the kernel's BTF
  * @trace: the trace's NAME, for messages
@@ -761,6 +920,9 @@ out:
  * @out: its return type and first parameters' types
  *
  * Context: process context; may sleep.
+ * Where vmlinux has no entry, and @q->sym is a module's symbol, the
+ * module's BTF is looked in (ks_btf_module()).
+ *
  * Return: 0; -ENOENT if BTF has no entry for @q->func; -EOPNOTSUPP if
  * the kernel's BTF cannot be found (said once in dmesg); -EINVAL if it
  * is malformed (said in dmesg); -ESRCH, a field path refused (the
@@ -776,6 +938,8 @@ int ks_btf_func(const char *trace, const struct ks_btf_query *q,
 	if (!ks_btf_vmlinux)
 		return -EOPNOTSUPP;
 	err = ks_btf_parse_query(ks_btf_vmlinux, ks_btf_vmlinux_size, q, out);
+	if (err == -ENOENT && q->sym)
+		return ks_btf_module(trace, q, out);
 	if (err == -EINVAL && ks_btf_vmlinux_size >= KS_BTF_HDR_LEN) {
 		const struct btf_header *h = ks_btf_vmlinux;
 

@@ -46,6 +46,7 @@ struct ks_btf_field {
 /* What to look up in BTF. */
 struct ks_btf_query {
 	const char *func;	/* a FUNC, or a tracepoint's event */
+	const char *sym;	/* its symbol, whose module has its BTF, or NULL */
 	bool tracepoint;	/* btf_trace_@func: void *ctx, then TP_PROTO */
 	unsigned int n_fields;
 	const char * const *paths;	/* "file->f_flags", n_fields of them */
@@ -59,6 +60,9 @@ int ks_btf_parse(const void *data, size_t size, const char *func,
 		 struct ks_btf_func *out);
 int ks_btf_parse_query(const void *data, size_t size,
 		       const struct ks_btf_query *q, struct ks_btf_func *out);
+int ks_btf_parse_split(const void *base, size_t base_size, const void *data,
+		       size_t size, const struct ks_btf_query *q,
+		       struct ks_btf_func *out);
 int ks_btf_func(const char *trace, const struct ks_btf_query *q,
 		struct ks_btf_func *out);
 void ks_btf_exit(void);

@@ -183,6 +183,7 @@ int ks_value_parse_if(struct ks_filter *f, const char *val, char *why,
 	struct ks_value_filter *vf = &f->value[f->n_values];
 	size_t len = ks_operand_len(val, "=!<>&");
 	char operand[KS_VALUE_WORD_MAX], *type;
+	bool ok;
 
 	if (f->n_values == KS_VALUE_FILTERS_MAX)
 		return ks_value_why(why, size, "if %s: at most %d if words", val,
@@ -208,7 +209,13 @@ int ks_value_parse_if(struct ks_filter *f, const char *val, char *why,
 				    val, type);
 	if (type)
 		vf->v.source = KS_VSRC_GIVEN;
-	if (!ks_parse_comparison(val + len, vf))
+	ok = ks_parse_comparison(val + len, vf);
+	if (!ok && vf->v.arg == KS_VALUE_NAMED && !type) {
+		/* BTF types a name later (ks_values_type()): -1 may fit then. */
+		vf->v.is_signed = true;
+		ok = ks_parse_comparison(val + len, vf);
+	}
+	if (!ok)
 		return ks_value_why(why, size,
 				    "if %s: expected a comparison (== != < <= > >= &) and a number that fits %s%u",
 				    val, vf->v.is_signed && vf->op != KS_VOP_MASK ? "s" : "u",
@@ -333,6 +340,11 @@ static int ks_value_name_arg(struct ks_value *v, const char *name,
 			return 0;
 		}
 	}
+	/* A key word is a part's name first: say so. */
+	if (!strcmp(kw, "key"))
+		return ks_value_why(req->why, sizeof(req->why),
+				    "key '%s': neither a key part (kstack, end-kstack, comm, pid, tgid, cpu, cgroup, ret, argN, waker-kstack, waker-comm, waker-pid, waker-cgroup) nor a parameter of %s that kstats reads (its parameters: %s)",
+				    word, req->start_word, fn->vlen ? fn->names : "none");
 	if (!fn->vlen)
 		return ks_value_why(req->why, sizeof(req->why),
 				    "%s %s: %s takes no parameters", kw, word,
@@ -437,6 +449,7 @@ int ks_values_type(struct ks_trace_req *req, const char **why)
 	if ((req->start_kind == KS_POINT_FUNCTION || tp) &&
 	    !strpbrk(req->start, ",*?[:")) {
 		q.func = tp ? req->start + strlen(KS_TP_PREFIX) : req->start;
+		q.sym = req->start;
 		q.tracepoint = tp;
 		q.n_fields = l->n;
 		q.paths = l->paths;

@@ -243,6 +243,9 @@ ctl "trace ka start kst_ret_long method kretprobe key arg0 keys 100"
 ctl "trace kp start kst_obj_begin end kst_obj_end key arg0"
 ctl "trace km start kst_obj_begin end kst_obj_end match arg0 key arg0"
 ctl "trace kw start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$ key arg2"
+ctl "trace kv start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$ key work if req_cpu>=-1"
+ctl "trace ky start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$ key work->func"
+ctl "trace bx start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start key wrk"
 ctl "trace bx offcpu key arg0"
 ctl "trace bx start sched_wakeup end sched_switch key arg0"
 listing values
@@ -250,7 +253,8 @@ tgt "ret 100"
 for i in 0 1 2 3 3 3; do tgt "objpair $i"; done
 tgt "work 7"
 echo "@@WORK $(grep '^work ' $T)"
-for n in kr kl ki kc ka kp km kw; do show KEY-$n; ctl "remove $n"; done
+listing tpnames
+for n in kr kl ki kc ka kp km kw kv ky; do show KEY-$n; ctl "remove $n"; done
 ctl "trace kn start kst_obj_begin end kst_obj_end match arg0 key arg0"
 tgt "objnest 1000 5"
 meas nest
@@ -272,6 +276,7 @@ ctl "trace bi start kern_path pid $$ if ret<0"
 ctl "trace bk start kern_path pid $$ key ret"
 ctl "trace bu start kern_path pid $$ key ret:u64"
 ctl "trace bm start kst_ret_int key ret"
+ctl "trace br start kst_ret_int,kst_ret_long key ret"
 ctl "trace bf start kern_path if ret>4294967296"
 ctl "trace bn start kern_path pid $$ if flags&1 key ret"
 ctl "trace bz start kern_path if count>1"
@@ -280,7 +285,7 @@ tgt "btfret 100"
 echo "@@BTFRET $(grep '^btfret ' $T)"
 show bi
 for n in bk bu bn; do show KEY-$n; done
-for n in bi bk bu bm bn; do ctl "remove $n"; done
+for n in bi bk bu bm br bn; do ctl "remove $n"; done
 step btffield
 ctl "trace fk start fwnode_get_name pid $$ key fwnode->flags"
 ctl "trace fs start fwnode_get_name pid $$ key fwnode->secondary->flags"
@@ -292,8 +297,8 @@ ctl "trace fx start fwnode_get_name key fwnod->flags"
 ctl "trace fx start fwnode_get_name if fwnode->flags->x>1"
 ctl "trace fx start fwnode_get_name key fwnode->suppliers"
 ctl "trace fx start fwnode_get_name key fwnode.flags"
-ctl "trace fx start kst_target_delay key fwnode->flags"
-ctl "trace fx start kst_target_delay key bogus"
+ctl "trace fx start kst_target_delay,kst_target_null key fwnode->flags"
+ctl "trace fx start kst_target_delay,kst_target_null key bogus"
 listing btffield
 tgt "btffield 100"
 echo "@@BTFFIELD $(grep '^btffield ' $T)"
@@ -515,7 +520,7 @@ def check_readme(r, st):
     r.check(got.get("-21", 0) >= 3 and all(int(v) < 0 for v in got),
             "README rderr: cat / gave 3 rows of -21 (EISDIR); every row is an errno", str(got))
     size = kn.get("rdsize", [None])[0]
-    spans = [x["parts"].get("arg2:log2") for x in size["rows"]] if size else []
+    spans = [x["parts"].get("count:log2") for x in size["rows"]] if size else []
     r.check(spans and all(re.fullmatch(r"\[(\d+), (\d+)\)", v) and
                           (lambda lo, hi: hi == 2 * lo or (lo, hi) == (0, 1))(
                               *map(int, re.findall(r"\d+", v))) for v in spans),
@@ -582,6 +587,29 @@ def check_values(r, st, lines):
     r.check(node and item and got.get(item[0]) == 7 and node["header"].get("key") == "arg2",
             "a matched tracepoint pair keyed by its start's arg2: the work item's row "
             "(its address) holds its 7 runs", "%s %s" % (item, got))
+    # The tracepoint's own arguments by their TP_PROTO names (BTF's
+    # btf_trace_workqueue_queue_work): work is arg2, req_cpu an int.
+    node, got = rows("kv", "work")
+    r.check(node and item and got.get(item[0]) == 7 and node["header"].get("key") == "work",
+            "key work (the tracepoint's argument by name) if req_cpu>=-1: the work "
+            "item's row holds its 7 runs", "%s %s" % (item, got))
+    node, got = rows("ky", "work->func")
+    r.check(node and got and got.get(max(got, key=got.get)) >= 7 and
+            all(int(v) > 0xffff000000000000 for v in got),
+            "key work->func (a field of the tracepoint's argument): the target's work "
+            "function's row holds its 7 runs", str(got))
+    lv = listings(st).get("tpnames", [])
+    kv = [l for l in lv if l.startswith("kv ")]
+    r.check(kv and " types req_cpu:s32(btf),work:u64(btf)" in kv[0],
+            "a tracepoint's arguments are typed by BTF: req_cpu s32, work u64", str(kv))
+    bx = c.get("trace bx start workqueue:workqueue_queue_work end "
+               "workqueue:workqueue_execute_start key wrk")
+    r.check(bx and bx[0] == "1" and
+            any("kstats: trace bx: key 'wrk': neither a key part" in l and
+                "nor a parameter of workqueue:workqueue_queue_work that kstats reads (its "
+                "parameters: req_cpu pwq work)" in l for l in lines),
+            "a tracepoint's name that is not its argument: EINVAL, dmesg lists its arguments",
+            str(bx))
     # Nested locks: A holds B, both through kst_obj_begin/end. Each row has
     # its own holds: B's spin one US, A's three, and neither more than
     # what the caller measured around it.
@@ -627,11 +655,12 @@ def check_btf(r, st, lines):
     100 times by the target (btfret 100) with a path that does not exist
     (-ENOENT) for i % 4 == 0, a path under a file (-ENOTDIR) for
     i % 4 == 1, else / (0). Without :TYPE, ret is an s32; :u64 reads the register as before;
-    a module's function (no BTF entry here) keeps the register's s64."""
+    a module's function takes its module's BTF (the target is built with it), and
+    a list of functions (no one function's BTF) keeps the register's s64."""
     c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
     made = {k: v for k, v in c.items() if k.startswith("trace b") and " bf " not in k
             and " bz " not in k}
-    r.check(len(made) == 5 and all(rc == "0" for rc, _ in made.values()),
+    r.check(len(made) == 6 and all(rc == "0" for rc, _ in made.values()),
             "btf: the typed traces are accepted", str(made))
     told = [l for l in st if l.startswith("@@BTFRET ")]
     r.check(told == ["@@BTFRET btfret 100 failed 50"], "btf: the target saw 50 failures",
@@ -673,7 +702,8 @@ def check_btf(r, st, lines):
     def listed(name):
         return [l for l in lv if l.startswith(name + " ")]
     for name, want in (("bi", " types ret:s32(btf)"), ("bk", " types ret:s32(btf)"),
-                       ("bu", " types ret:u64(given)"), ("bm", " types ret:s64(register)")):
+                       ("bu", " types ret:u64(given)"), ("bm", " types ret:s32(btf)"),
+                       ("br", " types ret:s64(register)")):
         got = listed(name)
         r.check(got and (got[0] + " ").count(want + " ") == 1,
                 "the listing says which typing applied: %s%s" % (name, want), str(got))
