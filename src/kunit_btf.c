@@ -13,6 +13,9 @@
 #include <uapi/linux/btf.h>
 
 #include "btf.h"
+#include "hist.h"
+#include "hotpath.h"
+#include "trace.h"
 
 #define KS_T_WORDS	512
 #define KS_T_STRS	256
@@ -408,9 +411,73 @@ static void ks_test_btf_fuzz(struct kunit *test)
 	kfree(data);
 }
 
+/* A node as btffield's (test target): a pointer, then flags. */
+struct ks_t_node {
+	struct ks_t_node *next;
+	unsigned long flags;
+};
+
+/*
+ * ks_fields_read(), the probe's reads, through NULL, an ERR_PTR and the
+ * unmapped top page: each a fault counted once (fault), never an oops
+ * (KASAN on the debug kernel), and the mapped nodes' fields read.
+ */
+static void ks_test_fields_read(struct kunit *test)
+{
+	static struct ks_t_node second = { .flags = 7 };
+	struct ks_t_node nodes[] = {
+		{ .next = &second, .flags = 3 },
+		{ .next = NULL, .flags = 5 },
+		{ .next = (void *)-PAGE_SIZE, .flags = 9 },
+	};
+	struct ks_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct kstats *dur = kunit_kzalloc(test, sizeof(*dur), GFP_KERNEL);
+	unsigned long arg[KS_ARG_SLOTS];
+	unsigned int i, faults = 0;
+	const struct {
+		void *p;
+		bool ok;
+		unsigned long flags, next_flags;
+	} calls[] = {
+		{ &nodes[0], true, 3, 7 }, { &nodes[1], false }, { &nodes[2], false },
+		{ NULL, false }, { ERR_PTR(-EINVAL), false }, { (void *)-PAGE_SIZE, false },
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, dur);
+	dur->active = true;
+	t->dur = dur;
+	/* arg1->flags (u64), arg1->next->flags; arg0 is not read. */
+	t->req.n_fields = 2;
+	t->req.field[0] = (struct ks_field){ .arg = 1, .n_derefs = 1, .size = 8,
+					     .off = { offsetof(struct ks_t_node, flags) } };
+	t->req.field[1] = (struct ks_field){
+		.arg = 1, .n_derefs = 2, .size = 8,
+		.off = { offsetof(struct ks_t_node, next), offsetof(struct ks_t_node, flags) },
+	};
+	for (i = 0; i < ARRAY_SIZE(calls); i++) {
+		memset(arg, 0, sizeof(arg));
+		arg[1] = (unsigned long)calls[i].p;
+		KUNIT_EXPECT_EQ_MSG(test, ks_fields_read(t, arg), calls[i].ok, "call %u", i);
+		if (calls[i].ok) {
+			KUNIT_EXPECT_EQ(test, arg[KS_ARGS], calls[i].flags);
+			KUNIT_EXPECT_EQ(test, arg[KS_ARGS + 1], calls[i].next_flags);
+		} else {
+			faults++;
+		}
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&t->fault), (long)faults);
+	}
+	/* A stopped trace counts nothing, as its other losses. */
+	dur->active = false;
+	arg[1] = 0;
+	KUNIT_EXPECT_FALSE(test, ks_fields_read(t, arg));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->fault), (long)faults);
+}
+
 static struct kunit_case ks_btf_cases[] = {
 	KUNIT_CASE(ks_test_btf_types),
 	KUNIT_CASE(ks_test_btf_fields),
+	KUNIT_CASE(ks_test_fields_read),
 	KUNIT_CASE(ks_test_btf_faults),
 	KUNIT_CASE(ks_test_btf_fuzz),
 	{}
