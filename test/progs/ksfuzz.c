@@ -267,10 +267,14 @@ static void gen_name(char *out, size_t sz, unsigned int idx, int maxlen)
 	}
 }
 
-/* An "if" word: OPERAND[:TYPE]OP NUMBER, fitting its type. */
-static void gen_if(char *out, size_t sz, int allow_ret)
+/*
+ * An "if" word: OPERAND[:TYPE]OP NUMBER, fitting its type. @must_type:
+ * a tracepoint's argN, which BTF types as its TP_PROTO does (an int is
+ * s32), takes a :TYPE, so that its number fits what it says.
+ */
+static void gen_if(char *out, size_t sz, int allow_ret, int must_type)
 {
-	int ret = allow_ret && chance(50), typed = chance(50);
+	int ret = allow_ret && chance(50), typed = must_type || chance(50);
 	const char *t = typed ? PICK(types) : (ret ? "s64" : "u64");
 	const char *op = PICK(ops);
 	int bits = atoi(t + 1);
@@ -463,7 +467,7 @@ static enum kind gen_valid(struct words *w, const char *name, int force)
 	enum kind k = force >= 0 ? tour[force % 9] : rn(K_NKIND + 1) % K_NKIND;
 	int tp_match = force >= 0 && force % 9 == 8;
 	char v[64];
-	int i, nif;
+	int i, nif, tp = 0;
 	const char *const *p;
 
 	w->n = 0;
@@ -496,6 +500,7 @@ static enum kind gen_valid(struct words *w, const char *name, int force)
 	case K_TPAIR:
 	case K_RUNQ:
 tpair:
+		tp = 1;
 		/* The scheduler's wakeup..switch without match is run-queue latency. */
 		do
 			p = pairs_tp[rn(sizeof(pairs_tp) / sizeof(pairs_tp[0]))];
@@ -540,7 +545,7 @@ tpair:
 	gen_common(w, k);
 	nif = k == K_OFFCPU || k == K_RUNQ ? 0 : rn(5) * chance(30);
 	for (i = 0; i < nif; i++) {
-		gen_if(v, sizeof(v), k == K_FN);
+		gen_if(v, sizeof(v), k == K_FN, tp);
 		wadd(w, "if"), wadd(w, "%s", v);
 	}
 	if (k == K_KPAIR || k == K_TPAIR || k == K_MATCH)
