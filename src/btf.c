@@ -463,7 +463,7 @@ static int ks_btf_path(const struct ks_btf *b, const struct ks_btf_func *fn,
 		       char *why, size_t size)
 {
 	char name[KS_BTF_NAME_MAX], prev[KS_BTF_NAME_MAX];
-	const char *c = path;
+	const char *c = path, *sname;
 	unsigned int i, members = 0;
 	u32 id = 0, sid, off = 0;
 	int err;
@@ -525,13 +525,15 @@ static int ks_btf_path(const struct ks_btf *b, const struct ks_btf_func *fn,
 					  ks_btf_kind_name(b, sid));
 		strscpy(name, c, i + 1);
 		err = ks_btf_member(b, sid, name, 0, &id, &off);
+		/* Malformed BTF may name the struct past its strings. */
+		sname = ks_btf_str(b, t->name_off);
+		if (err == -ENOENT && !sname)
+			return -EINVAL;
 		if (err == -ENOENT)
 			return ks_btf_why(why, size, "%s %s has no member '%s'",
 					  BTF_INFO_KIND(t->info) == BTF_KIND_UNION ?
 					  "union" : "struct",
-					  ks_btf_str(b, t->name_off)[0] ?
-					  ks_btf_str(b, t->name_off) : "(anonymous)",
-					  name);
+					  *sname ? sname : "(anonymous)", name);
 		if (err == -EDOM)
 			return ks_btf_why(why, size,
 					  "'%s' is a bitfield, which kstats does not read",
