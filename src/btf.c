@@ -13,14 +13,21 @@
  * data: every offset and length is checked against the section, every
  * loop is bounded by the data's size or a constant, and type chains
  * (typedef, const ...) are followed to a bounded depth, without
- * recursion. Modules' BTF (split BTF) is not read yet: a module's
- * function has no entry here.
+ * recursion (but for a member looked for in anonymous structs, to
+ * KS_BTF_ANON_DEPTH). A module's function is looked up in the module's
+ * BTF (/sys/kernel/btf/MODULE, split BTF whose ids and strings follow
+ * vmlinux's), read when the trace is made and freed once parsed.
+ *
+ * A field through a pointer (file->f_flags) is resolved here too, once:
+ * the offsets each read adds and the field's type. The probe reads it
+ * with copy_from_kernel_nofault() (hotpath.c).
  */
 #include <linux/align.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
@@ -36,6 +43,8 @@
 
 /* A checked BTF section: its types, its strings and where each type is. */
 struct ks_btf {
+	/* A module's split BTF: its ids and strings follow vmlinux's. */
+	const struct ks_btf *base;
 	const u8 *types;
 	u32 types_len;
 	const char *strs;
@@ -127,6 +136,11 @@ static int ks_btf_sections(const void *data, size_t size, struct ks_btf *b)
 /* The name at @off, or NULL where @off is past the strings. */
 static const char *ks_btf_str(const struct ks_btf *b, u32 off)
 {
+	if (b->base) {
+		if (off < b->base->strs_len)
+			return b->base->strs + off;
+		off -= b->base->strs_len;
+	}
 	return off < b->strs_len ? b->strs + off : NULL;
 }
 
@@ -134,10 +148,12 @@ static const char *ks_btf_str(const struct ks_btf *b, u32 off)
  * Walks the type records: counts them (b->off NULL), or fills b->off.
  * Each record is checked to lie inside the section; the walk ends with
  * the section, each step at least a struct btf_type long. Finds the
- * FUNC named @func: its FUNC_PROTO's id in *@proto (0: none; a second
- * FUNC of that name with another prototype is -ENOTUNIQ).
+ * type of kind @kind (FUNC or TYPEDEF) named @func: the type it refers
+ * to in *@proto (0: none; a second one of that name that refers to
+ * another type is -ENOTUNIQ).
  */
-static int ks_btf_walk(struct ks_btf *b, const char *func, u32 *proto)
+static int ks_btf_walk(struct ks_btf *b, u32 kind, const char *func,
+		       u32 *proto)
 {
 	u32 pos = 0, n = 0, extra;
 
@@ -155,7 +171,7 @@ static int ks_btf_walk(struct ks_btf *b, const char *func, u32 *proto)
 		if (b->off)
 			b->off[n] = pos;
 		n++;
-		if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC) {
+		if (BTF_INFO_KIND(t->info) == kind) {
 			const char *name = ks_btf_str(b, t->name_off);
 
 			if (!name)
@@ -175,6 +191,12 @@ static int ks_btf_walk(struct ks_btf *b, const char *func, u32 *proto)
 /* Type @id, or NULL where there is no such id (0 is void). */
 static const struct btf_type *ks_btf_type(const struct ks_btf *b, u32 id)
 {
+	if (b->base) {
+		if (id <= b->base->n)
+			return id ? (const struct btf_type *)(b->base->types +
+							      b->base->off[id - 1]) : NULL;
+		id -= b->base->n;
+	}
 	if (!id || id > b->n)
 		return NULL;
 	return (const struct btf_type *)(b->types + b->off[id - 1]);
@@ -252,13 +274,17 @@ static void ks_btf_add_name(struct ks_btf_func *out, const char *name)
 		  len ? " " : "", *name ? name : "?");
 }
 
-/* The return and parameters of FUNC_PROTO @proto. */
-static int ks_btf_proto(const struct ks_btf *b, u32 proto, struct ks_btf_func *out)
+/*
+ * The return and parameters of FUNC_PROTO @proto, its first @skip
+ * parameters left out (a tracepoint's void *ctx).
+ */
+static int ks_btf_proto(const struct ks_btf *b, u32 proto, unsigned int skip,
+			struct ks_btf_func *out)
 {
 	const struct btf_type *t = ks_btf_type(b, proto);
 	const struct btf_param *p;
 	bool typing = true;
-	unsigned int i;
+	unsigned int i, n;
 	int err;
 
 	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC_PROTO)
@@ -266,8 +292,10 @@ static int ks_btf_proto(const struct ks_btf *b, u32 proto, struct ks_btf_func *o
 	err = ks_btf_resolve(b, t->type, &out->ret);
 	if (err)
 		return err;
-	out->vlen = BTF_INFO_VLEN(t->info);
-	p = (const struct btf_param *)(t + 1);
+	if (BTF_INFO_VLEN(t->info) < skip)
+		return -EINVAL;
+	out->vlen = BTF_INFO_VLEN(t->info) - skip;
+	p = (const struct btf_param *)(t + 1) + skip;
 	/* vlen is at most 0xffff, each of its params inside the section. */
 	for (i = 0; i < out->vlen; i++) {
 		const char *name = ks_btf_str(b, p[i].name_off);
@@ -294,9 +322,412 @@ static int ks_btf_proto(const struct ks_btf *b, u32 proto, struct ks_btf_func *o
 			continue;
 		}
 		strscpy(out->param_name[i], name, sizeof(out->param_name[i]));
-		out->n_params = i + 1;
+		out->param_type[i] = p[i].type;
+		n = i + 1;
+		out->n_params = n;
 	}
 	return 0;
+}
+
+/*
+ * Type @id through typedefs and qualifiers: the id of what it names, 0
+ * for void; -EINVAL past KS_BTF_DEPTH_MAX or for an unknown id.
+ */
+static int ks_btf_strip(const struct ks_btf *b, u32 id, u32 *out)
+{
+	unsigned int depth;
+
+	for (depth = 0; depth < KS_BTF_DEPTH_MAX; depth++) {
+		const struct btf_type *t = ks_btf_type(b, id);
+
+		if (!id) {
+			*out = 0;
+			return 0;
+		}
+		if (!t)
+			return -EINVAL;
+		switch (BTF_INFO_KIND(t->info)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			continue;
+		default:
+			*out = id;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* A path's refusal: the reason in @why, -ESRCH (not malformed BTF). */
+static __printf(3, 4) int ks_btf_why(char *why, size_t size, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vscnprintf(why, size, fmt, args);
+	va_end(args);
+	return -ESRCH;
+}
+
+/* Anonymous structs and unions inside one another that a member is looked for in. */
+#define KS_BTF_ANON_DEPTH	4
+
+/*
+ * Member @name of struct or union @sid, looked for in its anonymous
+ * members too (bounded recursion, KS_BTF_ANON_DEPTH): its type in
+ * *@type and its byte offset added to *@off. -ENOENT if there is none,
+ * -EDOM if it is a bitfield (no whole bytes to read), -EINVAL for
+ * malformed BTF.
+ */
+static int ks_btf_member(const struct ks_btf *b, u32 sid, const char *name,
+			 unsigned int depth, u32 *type, u32 *off)
+{
+	const struct btf_type *t = ks_btf_type(b, sid);
+	const struct btf_member *m;
+	unsigned int i;
+
+	if (!t)
+		return -EINVAL;
+	m = (const struct btf_member *)(t + 1);
+	for (i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+		const char *mname = ks_btf_str(b, m[i].name_off);
+		u32 bits = m[i].offset, sub = 0, mid;
+		int err;
+
+		if (!mname)
+			return -EINVAL;
+		if (BTF_INFO_KFLAG(t->info)) {
+			bits = BTF_MEMBER_BIT_OFFSET(m[i].offset);
+			if (BTF_MEMBER_BITFIELD_SIZE(m[i].offset) && !strcmp(mname, name))
+				return -EDOM;
+		}
+		if (*mname && strcmp(mname, name))
+			continue;
+		if (!*mname) {
+			/* An anonymous struct or union: its members are ours. */
+			const struct btf_type *mt;
+
+			if (depth >= KS_BTF_ANON_DEPTH || ks_btf_strip(b, m[i].type, &mid))
+				continue;
+			mt = ks_btf_type(b, mid);
+			if (!mt || (BTF_INFO_KIND(mt->info) != BTF_KIND_STRUCT &&
+				    BTF_INFO_KIND(mt->info) != BTF_KIND_UNION))
+				continue;
+			err = ks_btf_member(b, mid, name, depth + 1, type, &sub);
+			if (err == -ENOENT)
+				continue;
+			if (err)
+				return err;
+		} else {
+			*type = m[i].type;
+		}
+		if (bits % 8)
+			return -EDOM;
+		*off += bits / 8 + sub;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The kind of type @id as a word, for messages. */
+static const char *ks_btf_kind_name(const struct ks_btf *b, u32 id)
+{
+	static const char * const names[] = {
+		[BTF_KIND_INT] = "an integer", [BTF_KIND_PTR] = "a pointer",
+		[BTF_KIND_ARRAY] = "an array", [BTF_KIND_STRUCT] = "a struct",
+		[BTF_KIND_UNION] = "a union", [BTF_KIND_ENUM] = "an enum",
+		[BTF_KIND_FWD] = "a declared struct", [BTF_KIND_FLOAT] = "a float",
+		[BTF_KIND_FUNC_PROTO] = "a function", [BTF_KIND_ENUM64] = "an enum",
+	};
+	const struct btf_type *t = ks_btf_type(b, id);
+	u32 kind;
+
+	if (!id)
+		return "void";
+	kind = t ? BTF_INFO_KIND(t->info) : 0;
+	return kind < ARRAY_SIZE(names) && names[kind] ? names[kind] : "a type";
+}
+
+/*
+ * Field path @path ("file->f_flags", "rq->q->id", "a->b.c") of the
+ * function @fn: its parameter, the offsets read through each pointer
+ * and the field's type, into @field. A path kstats cannot read is
+ * -ESRCH with the reason in @why.
+ */
+static int ks_btf_path(const struct ks_btf *b, const struct ks_btf_func *fn,
+		       const char *path, struct ks_btf_field *field,
+		       char *why, size_t size)
+{
+	char name[KS_BTF_NAME_MAX], prev[KS_BTF_NAME_MAX];
+	const char *c = path, *sname;
+	unsigned int i, members = 0;
+	u32 id = 0, sid, off = 0;
+	int err;
+
+	memset(field, 0, sizeof(*field));
+	i = strcspn(c, "-.");
+	if (i >= sizeof(name))
+		return ks_btf_why(why, size, "'%.*s' is not a parameter's name", i, c);
+	strscpy(name, c, i + 1);
+	for (field->arg = 0; field->arg < fn->n_params; field->arg++)
+		if (!strcmp(fn->param_name[field->arg], name))
+			break;
+	if (field->arg == fn->n_params)
+		return ks_btf_why(why, size,
+				  "'%s' is not a parameter that kstats reads (its parameters: %s)",
+				  name, fn->names);
+	id = fn->param_type[field->arg];
+	strscpy(prev, name, sizeof(prev));
+	c += i;
+	/* The parser allowed 1..KS_FIELD_DEREFS "->" and a few members. */
+	while (*c) {
+		bool deref = str_has_prefix(c, "->");
+		const struct btf_type *t;
+
+		c += deref ? 2 : 1;
+		i = strcspn(c, "-.");
+		if (!i || i >= sizeof(name) || ++members > KS_FIELD_MEMBERS_MAX ||
+		    (deref && field->n_derefs == KS_FIELD_DEREFS))
+			return ks_btf_why(why, size,
+					  "expected NAME->MEMBER, at most %d '->' and %d members",
+					  KS_FIELD_DEREFS, KS_FIELD_MEMBERS_MAX);
+		err = ks_btf_strip(b, id, &sid);
+		if (err)
+			return err;
+		if (deref) {
+			t = ks_btf_type(b, sid);
+			if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
+				return ks_btf_why(why, size,
+						  "'%s' is %s, not a pointer: give '.' for a member of a struct",
+						  prev, ks_btf_kind_name(b, sid));
+			if (field->n_derefs)
+				field->off[field->n_derefs - 1] = off;
+			field->n_derefs++;
+			off = 0;
+			err = ks_btf_strip(b, t->type, &sid);
+			if (err)
+				return err;
+		} else if (!field->n_derefs) {
+			return ks_btf_why(why, size,
+					  "'%s' is a parameter: give '->' for what it points to",
+					  prev);
+		}
+		t = ks_btf_type(b, sid);
+		if (!t || (BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT &&
+			   BTF_INFO_KIND(t->info) != BTF_KIND_UNION))
+			return ks_btf_why(why, size,
+					  "'%s' %s %s, not a struct or union",
+					  prev, deref ? "points to" : "is",
+					  ks_btf_kind_name(b, sid));
+		strscpy(name, c, i + 1);
+		err = ks_btf_member(b, sid, name, 0, &id, &off);
+		/* Malformed BTF may name the struct past its strings. */
+		sname = ks_btf_str(b, t->name_off);
+		if (err == -ENOENT && !sname)
+			return -EINVAL;
+		if (err == -ENOENT)
+			return ks_btf_why(why, size, "%s %s has no member '%s'",
+					  BTF_INFO_KIND(t->info) == BTF_KIND_UNION ?
+					  "union" : "struct",
+					  *sname ? sname : "(anonymous)", name);
+		if (err == -EDOM)
+			return ks_btf_why(why, size,
+					  "'%s' is a bitfield, which kstats does not read",
+					  name);
+		if (err)
+			return err;
+		strscpy(prev, name, sizeof(prev));
+		c += i;
+	}
+	if (!field->n_derefs)
+		return ks_btf_why(why, size, "expected NAME->MEMBER");
+	field->off[field->n_derefs - 1] = off;
+	err = ks_btf_resolve(b, id, &field->type);
+	if (err)
+		return err;
+	if (!field->type.bits) {
+		err = ks_btf_strip(b, id, &sid);
+		if (err)
+			return err;
+		return ks_btf_why(why, size,
+				  "'%s' is %s: kstats reads integers, enums, bools and pointers (arrays and strings are not read)",
+				  prev, ks_btf_kind_name(b, sid));
+	}
+	return 0;
+}
+
+/* Whether FUNC_PROTOs @a and @b take the same types, in order. */
+static bool ks_btf_same_params(const struct btf_type *a, const struct btf_type *b)
+{
+	const struct btf_param *pa = (const struct btf_param *)(a + 1);
+	const struct btf_param *pb = (const struct btf_param *)(b + 1);
+	unsigned int i;
+
+	if (BTF_INFO_VLEN(a->info) != BTF_INFO_VLEN(b->info))
+		return false;
+	for (i = 0; i < BTF_INFO_VLEN(a->info); i++)
+		if (pa[i].type != pb[i].type)
+			return false;
+	return true;
+}
+
+#define KS_BTF_TP_FUNC		"__bpf_trace_"
+
+/*
+ * A tracepoint's prototype @proto, with names: the typedef
+ * btf_trace_EVENT names none of its parameters; the BPF glue of its
+ * class, FUNC __bpf_trace_CLASS(void *__data, TP_PROTO), does. CLASS is
+ * EVENT for a TRACE_EVENT, the template's name for a DEFINE_EVENT
+ * (block_rq for block_rq_issue): __bpf_trace_@event if it is there,
+ * else the first __bpf_trace_ FUNC of the same parameter types. The
+ * typedef's own prototype where none is found (names "?").
+ */
+static u32 ks_btf_tp_named(const struct ks_btf *b, const char *event, u32 proto)
+{
+	const struct btf_type *want = ks_btf_type(b, proto), *t, *fp;
+	u32 first = b->base ? b->base->n + 1 : 1, id, found = 0;
+	const char *name;
+
+	if (!want || BTF_INFO_KIND(want->info) != BTF_KIND_FUNC_PROTO)
+		return proto;
+	for (id = first; id < first + b->n; id++) {
+		t = ks_btf_type(b, id);
+		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC)
+			continue;
+		name = ks_btf_str(b, t->name_off);
+		if (!name || !str_has_prefix(name, KS_BTF_TP_FUNC))
+			continue;
+		fp = ks_btf_type(b, t->type);
+		if (!fp || BTF_INFO_KIND(fp->info) != BTF_KIND_FUNC_PROTO ||
+		    !ks_btf_same_params(want, fp))
+			continue;
+		if (!strcmp(name + strlen(KS_BTF_TP_FUNC), event))
+			return t->type;
+		if (!found)
+			found = t->type;
+	}
+	return found ? found : proto;
+}
+
+/*
+ * Checks @data and finds its types (those of @base first, for a
+ * module's split BTF): b->off to kvfree(). A @q of NULL finds nothing.
+ */
+static int ks_btf_open(const void *data, size_t size, const struct ks_btf_query *q,
+		       const struct ks_btf *base, struct ks_btf *b, u32 *proto)
+{
+	static const struct ks_btf_query none = { .func = "" };
+	u32 kind = !q ? BTF_KIND_UNKN : q->tracepoint ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC;
+	char name[KS_BTF_TP_MAX];
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	b->base = base;
+	if (!q)
+		q = &none;
+	if (q->tracepoint &&
+	    snprintf(name, sizeof(name), "btf_trace_%s", q->func) >= sizeof(name))
+		return -ENOENT;
+	err = ks_btf_sections(data, size, b);
+	if (!err)
+		err = ks_btf_walk(b, kind, q->tracepoint ? name : q->func, proto);	/* count */
+	if (err)
+		return err;
+	if (!*proto && kind != BTF_KIND_UNKN)
+		return -ENOENT;
+	b->off = kvmalloc_array(b->n ? b->n : 1, sizeof(*b->off), GFP_KERNEL);
+	if (!b->off)
+		return -ENOMEM;
+	err = ks_btf_walk(b, kind, q->tracepoint ? name : q->func, proto);
+	if (err) {
+		kvfree(b->off);
+		b->off = NULL;
+	}
+	return err;
+}
+
+/**
+ * ks_btf_parse_query() - a function's or tracepoint's types, from a BTF section
+ * @data: the section (struct btf_header first), 4-byte aligned
+ * @size: its bytes
+ * @q: what to look up: the function (or the tracepoint, by its
+ *     btf_trace_NAME typedef, whose first parameter, void *ctx, is not
+ *     the tracepoint's), and field paths of its parameters
+ * @out: its return type and first parameters' types
+ *
+ * Checks the whole section as it reads it: malformed data is -EINVAL,
+ * never a read outside [@data, @data + @size).
+ *
+ * Context: process context; may sleep (allocates one u32 per type).
+ * Return: 0; -ENOENT if BTF has no function @q->func; -ENOTUNIQ if it
+ * has two of that name with other prototypes; -ESRCH, a path refused
+ * (the reason in @q->why, the path in *@q->bad); -EINVAL; -ENOMEM.
+ */
+int ks_btf_parse_query(const void *data, size_t size,
+		       const struct ks_btf_query *q, struct ks_btf_func *out)
+{
+	return ks_btf_parse_split(NULL, 0, data, size, q, out);
+}
+
+/**
+ * ks_btf_parse_split() - ks_btf_parse_query() of a module's split BTF
+ * @base: vmlinux's BTF, whose ids and strings the module's follow; NULL
+ *        for BTF of its own (vmlinux's)
+ * @base_size: its bytes
+ * @data: the module's BTF (/sys/kernel/btf/MODULE), 4-byte aligned
+ * @size: its bytes
+ * @q: as for ks_btf_parse_query(), looked up in the module's types
+ * @out: as for ks_btf_parse_query()
+ *
+ * Context: process context; may sleep.
+ * Return: as ks_btf_parse_query().
+ */
+int ks_btf_parse_split(const void *base, size_t base_size, const void *data,
+		       size_t size, const struct ks_btf_query *q,
+		       struct ks_btf_func *out)
+{
+	struct ks_btf b, vmlinux = {};
+	unsigned int i;
+	u32 proto;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (base) {
+		err = ks_btf_open(base, base_size, NULL, NULL, &vmlinux, &proto);
+		if (err)
+			return err;
+	}
+	err = ks_btf_open(data, size, q, base ? &vmlinux : NULL, &b, &proto);
+	if (err) {
+		kvfree(vmlinux.off);
+		return err;
+	}
+	if (q->tracepoint) {
+		const struct btf_type *t;
+
+		/* typedef -> pointer -> prototype (void *ctx, TP_PROTO...). */
+		err = ks_btf_strip(&b, proto, &proto);
+		t = ks_btf_type(&b, proto);
+		if (!err && (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR))
+			err = -EINVAL;
+		if (!err)
+			proto = ks_btf_tp_named(&b, q->func, t->type);
+	}
+	if (!err)
+		err = ks_btf_proto(&b, proto, q->tracepoint, out);
+	for (i = 0; !err && i < q->n_fields; i++) {
+		err = ks_btf_path(&b, out, q->paths[i], &q->fields[i], q->why,
+				  q->why_size);
+		if (err == -ESRCH && q->bad)
+			*q->bad = i;
+	}
+	kvfree(b.off);
+	kvfree(vmlinux.off);
+	return err;
 }
 
 /**
@@ -306,36 +737,17 @@ static int ks_btf_proto(const struct ks_btf *b, u32 proto, struct ks_btf_func *o
  * @func: the function's name, as BTF spells it
  * @out: its return type and first parameters' types
  *
- * Checks the whole section as it reads it: malformed data is -EINVAL,
- * never a read outside [@data, @data + @size).
+ * ks_btf_parse_query() for a function, without fields.
  *
- * Context: process context; may sleep (allocates one u32 per type).
- * Return: 0; -ENOENT if BTF has no function @func; -ENOTUNIQ if it has
- * two of that name with other prototypes; -EINVAL; -ENOMEM.
+ * Context: process context; may sleep.
+ * Return: as ks_btf_parse_query().
  */
 int ks_btf_parse(const void *data, size_t size, const char *func,
 		 struct ks_btf_func *out)
 {
-	struct ks_btf b = {};
-	u32 proto;
-	int err;
+	const struct ks_btf_query q = { .func = func };
 
-	memset(out, 0, sizeof(*out));
-	err = ks_btf_sections(data, size, &b);
-	if (!err)
-		err = ks_btf_walk(&b, func, &proto);	/* count */
-	if (err)
-		return err;
-	if (!proto)
-		return -ENOENT;
-	b.off = kvmalloc_array(b.n ? b.n : 1, sizeof(*b.off), GFP_KERNEL);
-	if (!b.off)
-		return -ENOMEM;
-	err = ks_btf_walk(&b, func, &proto);
-	if (!err)
-		err = ks_btf_proto(&b, proto, out);
-	kvfree(b.off);
-	return err;
+	return ks_btf_parse_query(data, size, &q, out);
 }
 
 /* vmlinux's BTF, found once: it lives as long as the kernel. */
@@ -372,11 +784,12 @@ static void *ks_btf_copy;
 /*
  * Without CONFIG_KALLSYMS_ALL (Debian's 6.1 arm64), /proc/kallsyms has no
  * __start_BTF; the kernel still shows its BTF in sysfs, which serves it
- * from that memory. One copy, kept until kstats is unloaded.
+ * from that memory. One copy, kept until kstats is unloaded. A module's
+ * BTF is read the same way, each time, and freed once parsed.
  */
-static int ks_btf_read_sysfs(void)
+static int ks_btf_read_file(const char *path, void **data, size_t *bytes)
 {
-	struct file *f = filp_open(KS_BTF_SYSFS, O_RDONLY, 0);
+	struct file *f = filp_open(path, O_RDONLY, 0);
 	loff_t pos = 0, size;
 	ssize_t n;
 	void *buf;
@@ -403,10 +816,18 @@ static int ks_btf_read_sysfs(void)
 		kvfree(buf);
 		return -EIO;
 	}
-	ks_btf_copy = buf;
-	ks_btf_vmlinux = buf;
-	ks_btf_vmlinux_size = size;
+	*data = buf;
+	*bytes = size;
 	return 0;
+}
+
+static int ks_btf_read_sysfs(void)
+{
+	int err = ks_btf_read_file(KS_BTF_SYSFS, &ks_btf_copy, &ks_btf_vmlinux_size);
+
+	if (!err)
+		ks_btf_vmlinux = ks_btf_copy;
+	return err;
 }
 
 /**
@@ -446,18 +867,71 @@ out:
 	return err;
 }
 
+struct ks_btf_owner {
+	const char *sym;
+	char mod[MODULE_NAME_LEN];
+};
+
+/* The module of the first symbol named s->sym; vmlinux's come first. */
+static bool ks_btf_owner(void *priv, unsigned long addr, char type,
+			 const char *name, const char *mod)
+{
+	struct ks_btf_owner *o = priv;
+
+	if (strcmp(name, o->sym))
+		return false;
+	if (mod)
+		strscpy(o->mod, mod, sizeof(o->mod));
+	return true;
+}
+
+/*
+ * @q in the BTF of the module whose symbol q->sym is, split on
+ * vmlinux's: read from /sys/kernel/btf/MODULE, parsed, freed. Nothing
+ * of it is kept: an unloaded module's BTF is gone with it, as its
+ * traces are ("gone").
+ */
+static int ks_btf_module(const char *trace, const struct ks_btf_query *q,
+			 struct ks_btf_func *out)
+{
+	struct ks_btf_owner o = { .sym = q->sym };
+	char path[sizeof("/sys/kernel/btf/") + MODULE_NAME_LEN];
+	size_t size;
+	void *data;
+	int err;
+
+	err = ks_kallsyms_read(trace, ks_btf_owner, &o);
+	if (err)
+		return err;
+	if (!o.mod[0])
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", o.mod);
+	err = ks_btf_read_file(path, &data, &size);
+	if (err)
+		return err == -ENOMEM ? err : -ENOENT;	/* a module built without BTF */
+	err = ks_btf_parse_split(ks_btf_vmlinux, ks_btf_vmlinux_size, data, size, q, out);
+	kvfree(data);
+	return err;
+}
+
 /**
- * ks_btf_func() - a vmlinux function's types, from the kernel's BTF
+ * ks_btf_func() - a vmlinux function's or tracepoint's types, from the kernel's BTF
  * @trace: the trace's NAME, for messages
- * @func: the function, a symbol of vmlinux
+ * @q: the function (a symbol of vmlinux) or tracepoint, and the field
+ *     paths to resolve
  * @out: its return type and first parameters' types
  *
  * Context: process context; may sleep.
- * Return: 0; -ENOENT if BTF has no entry for @func; -EOPNOTSUPP if the
- * kernel's BTF cannot be found (said once in dmesg); -EINVAL if it is
- * malformed (said in dmesg); -ENOTUNIQ; -ENOMEM.
+ * Where vmlinux has no entry, and @q->sym is a module's symbol, the
+ * module's BTF is looked in (ks_btf_module()).
+ *
+ * Return: 0; -ENOENT if BTF has no entry for @q->func; -EOPNOTSUPP if
+ * the kernel's BTF cannot be found (said once in dmesg); -EINVAL if it
+ * is malformed (said in dmesg); -ESRCH, a field path refused (the
+ * reason in @q->why); -ENOTUNIQ; -ENOMEM.
  */
-int ks_btf_func(const char *trace, const char *func, struct ks_btf_func *out)
+int ks_btf_func(const char *trace, const struct ks_btf_query *q,
+		struct ks_btf_func *out)
 {
 	int err = ks_btf_find_vmlinux(trace);
 
@@ -465,7 +939,9 @@ int ks_btf_func(const char *trace, const char *func, struct ks_btf_func *out)
 		return err;
 	if (!ks_btf_vmlinux)
 		return -EOPNOTSUPP;
-	err = ks_btf_parse(ks_btf_vmlinux, ks_btf_vmlinux_size, func, out);
+	err = ks_btf_parse_query(ks_btf_vmlinux, ks_btf_vmlinux_size, q, out);
+	if (err == -ENOENT && q->sym)
+		return ks_btf_module(trace, q, out);
 	if (err == -EINVAL && ks_btf_vmlinux_size >= KS_BTF_HDR_LEN) {
 		const struct btf_header *h = ks_btf_vmlinux;
 

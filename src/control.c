@@ -102,7 +102,7 @@ static int ks_check_values(struct ks_trace_req *req, bool tp_start,
 	char name[8];
 	/* The word at fault: the first if word, else the key's value part. */
 	const char *word = f->n_values ? f->value[0].word :
-			   ks_key_value_name(name, &req->keys.value);
+			   ks_key_value_word(name, &req->keys);
 	unsigned int i;
 
 	for (i = 0; i < f->n_values && f->on_ret && f->value[i].v.arg != KS_VALUE_RET; i++)
@@ -322,8 +322,8 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 		p = match_string(ks_key_part_names, KS_KEY_VALUE, part);
 		if (p < 0)
 			return ks_why(req, why,
-				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], ustack[:DEPTH], comm, pid, tgid, cpu, cgroup, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-ustack[:DEPTH], waker-comm, waker-pid or waker-cgroup",
-				      part);
+				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], ustack[:DEPTH], comm, pid, tgid, cpu, cgroup, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-ustack[:DEPTH], waker-comm, waker-pid or waker-cgroup; or with BTF a parameter's name or NAME->MEMBER (at most %d '->' and %d members)",
+				      part, KS_FIELD_DEREFS, KS_FIELD_MEMBERS_MAX);
 		if (seen & BIT(p))
 			return ks_why(req, why, "key %s given twice", part);
 		seen |= BIT(p);

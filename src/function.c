@@ -86,7 +86,7 @@ static noinline u32 notrace ks_call_stack(struct ks_trace *t,
  */
 static bool notrace ks_call_begin(struct ks_trace *t, struct ks_call *call,
 				  unsigned long func, unsigned long ret,
-				  const unsigned long *arg,
+				  unsigned long *arg,
 				  struct kprobe *kp)
 {
 	u8 *busy;
@@ -158,7 +158,7 @@ static noinline bool notrace ks_call_begin_regs(struct ks_trace *t,
 						struct kprobe *kp,
 						struct pt_regs *regs)
 {
-	unsigned long arg[KS_ARGS];
+	unsigned long arg[KS_ARG_SLOTS];
 
 	ks_regs_args(regs, arg);
 	return ks_call_begin(t, call, (unsigned long)kp->addr,
@@ -203,7 +203,7 @@ static noinline bool notrace ks_fp_begin_args(struct ks_trace *t,
 					      unsigned long ret_ip,
 					      KS_FPROBE_REGS_ARG)
 {
-	unsigned long arg[KS_ARGS];
+	unsigned long arg[KS_ARG_SLOTS];
 	unsigned int i;
 
 	for (i = 0; i < KS_ARGS; i++)

@@ -16,6 +16,7 @@
  */
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 
 #include "hist.h"
 #include "hotpath.h"
@@ -368,6 +369,74 @@ void KS_DIRECT_ONLY notrace ks_section_start(struct ks_trace *t,
 		}
 	}
 	ks_leave(busy);
+}
+
+/* @size bytes at @addr into *@out, as the integer they are; non-0 on a fault. */
+static __always_inline long ks_field_load(unsigned long addr, u8 size,
+					  unsigned long *out)
+{
+	const void *src = (const void *)addr;
+	long err;
+	u32 v32;
+	u16 v16;
+	u8 v8;
+
+	switch (size) {
+	case 1:
+		err = copy_from_kernel_nofault(&v8, src, 1);
+		*out = v8;
+		return err;
+	case 2:
+		err = copy_from_kernel_nofault(&v16, src, 2);
+		*out = v16;
+		return err;
+	case 4:
+		err = copy_from_kernel_nofault(&v32, src, 4);
+		*out = v32;
+		return err;
+	default:
+		/* 8 bytes: args are read only on 64-bit (KS_MATCH_SOUND). */
+		return copy_from_kernel_nofault(out, src, sizeof(*out));
+	}
+}
+
+/**
+ * ks_fields_read() - the fields a start reads through its pointers
+ * @t: the trace, with t->req.n_fields fields
+ * @arg: the start's arguments in [0, KS_ARGS); field i is set at
+ *       [KS_ARGS + i]
+ *
+ * Each pointer is read with copy_from_kernel_nofault(): a NULL, freed
+ * or unmapped pointer faults without an oops. A start with a field
+ * that faults is not timed, and counts as missed (fault) if the task
+ * and CPU filters take it: its value is unknown, and it is no sample
+ * of any row.
+ *
+ * Context: a probe handler, preemption off.
+ * Return: false on a fault.
+ */
+bool KS_DIRECT_ONLY notrace ks_fields_read(struct ks_trace *t,
+					   unsigned long *arg)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < t->req.n_fields; i++) {
+		const struct ks_field *f = &t->req.field[i];
+		unsigned long p = arg[f->arg];
+
+		for (j = 0; j + 1 < f->n_derefs; j++)
+			if (copy_from_kernel_nofault(&p, (const void *)(p + f->off[j]),
+						     sizeof(p)))
+				goto fault;
+		if (ks_field_load(p + f->off[j], f->size, &arg[KS_ARGS + i]))
+			goto fault;
+	}
+	return true;
+fault:
+	if (ks_filter_task(&t->req.filter, current) &&
+	    ks_filter_cpu(&t->req.filter))
+		ks_lost(t, &t->fault);
+	return false;
 }
 
 /**

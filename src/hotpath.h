@@ -76,13 +76,20 @@ static __always_inline void ks_regs_args(struct pt_regs *regs,
 		arg[i] = regs_get_kernel_argument(regs, i);
 }
 
+/* Only ever called directly: see KS_DIRECT_ONLY. */
+bool KS_DIRECT_ONLY ks_fields_read(struct ks_trace *t, unsigned long *arg);
+
 /*
- * Whether a start whose arguments are @arg is timed, by the "if" words
- * on arguments. Callers read @arg only if t->req.reads_args.
+ * Whether a start whose arguments are @arg[0..KS_ARGS - 1] is timed, by
+ * the "if" words on arguments, after its fields through pointers are
+ * read into @arg[KS_ARGS...] (a read that faults: not timed, counted).
+ * Callers read @arg only if t->req.reads_args.
  */
-static __always_inline bool ks_args_admit(const struct ks_trace *t,
-					  const unsigned long *arg)
+static __always_inline bool ks_args_admit(struct ks_trace *t,
+					  unsigned long *arg)
 {
+	if (unlikely(t->req.n_fields) && !ks_fields_read(t, arg))
+		return false;
 	return !t->req.filter.on_args || ks_filter_args(&t->req.filter, arg);
 }
 

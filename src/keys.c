@@ -638,6 +638,20 @@ char *ks_key_value_name(char *buf, const struct ks_value *v)
 }
 
 /**
+ * ks_key_value_word() - how KEY-NAME and the listing name a key's value part
+ * @buf: 8 bytes, for ret or argN
+ * @spec: the key
+ *
+ * Return: the name or field path as written ("flags", "file->f_flags"),
+ * else ret or argN in @buf.
+ */
+const char *ks_key_value_word(char *buf, const struct ks_key_spec *spec)
+{
+	return spec->value_word[0] ? spec->value_word :
+	       ks_key_value_name(buf, &spec->value);
+}
+
+/**
  * ks_key_spec_print() - the key as written on a _control line
  * @buf: where to write, NUL-terminated
  * @size: its size
@@ -661,7 +675,7 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
 			char name[8];
 
 			len += scnprintf(buf + len, size - len, "%s%s", i ? "," : "",
-					 ks_key_value_name(name, &spec->value));
+					 ks_key_value_word(name, spec));
 			/* The type as given: a BTF type is the listing's "types". */
 			if (spec->value.source == KS_VSRC_GIVEN)
 				len += scnprintf(buf + len, size - len, ":%c%u",

@@ -56,6 +56,27 @@ enum ks_key_part {
 #define KS_VALUE_RET		0xff
 /* An argument by name, until BTF gives its position (values.c): never attached. */
 #define KS_VALUE_NAMED		0xfe
+/* "->" in one field path (file->f_path.dentry), and its members at most. */
+#define KS_FIELD_DEREFS		2
+#define KS_FIELD_MEMBERS_MAX	4
+/* Fields one trace reads through pointers: one per if word and the key's. */
+#define KS_FIELDS_MAX		(KS_VALUE_FILTERS_MAX + 1)
+/* A start's arguments, then the fields read through them (ks_fields_read()). */
+#define KS_ARG_SLOTS		(KS_ARGS + KS_FIELDS_MAX)
+/* An if word, or a key's value part as written (a name, a field path). */
+#define KS_VALUE_WORD_MAX	64
+
+/*
+ * A field a start reads through its pointer argument @arg: each "->"
+ * reads at the pointer before it plus off[i], the last one @size bytes.
+ * Offsets come from BTF (btf.c) when the trace is made.
+ */
+struct ks_field {
+	u8 arg;
+	u8 n_derefs;		/* 1..KS_FIELD_DEREFS */
+	u8 size;		/* 1, 2, 4 or 8 */
+	u32 off[KS_FIELD_DEREFS];
+};
 
 enum ks_value_op {
 	KS_VOP_EQ, KS_VOP_NE, KS_VOP_LT, KS_VOP_LE, KS_VOP_GT, KS_VOP_GE,
@@ -71,7 +92,8 @@ enum ks_value_source {
 
 /* A value a probe reads: an argument or the return value, and its type. */
 struct ks_value {
-	u8 arg;			/* 0..KS_ARGS - 1, KS_VALUE_RET (or _NAMED) */
+	/* 0..KS_ARGS - 1; KS_ARGS + i, the request's field i; KS_VALUE_RET (or _NAMED) */
+	u8 arg;
 	u8 bits;		/* 8, 16, 32 or 64 */
 	bool is_signed;
 	u8 source;		/* enum ks_value_source */
@@ -100,6 +122,8 @@ struct ks_key_spec {
 	u8 slowest;			/* slowest N */
 	struct ks_value value;		/* of KS_KEY_VALUE */
 	bool value_log2;		/* rows by power of two of the value */
+	/* A name or field path, as written; empty for ret and argN. */
+	char value_word[KS_VALUE_WORD_MAX];
 };
 
 #define KS_FILTER_PID	BIT(0)
@@ -113,7 +137,7 @@ struct ks_value_filter {
 	struct ks_value v;
 	u8 op;			/* enum ks_value_op */
 	u64 constant;		/* as a value of v's type, sign-extended */
-	char word[40];		/* as written, for the listing */
+	char word[KS_VALUE_WORD_MAX];	/* as written, for the listing */
 };
 
 /* "pid P tgid P comm C cpu N cgroup PATH if ...": what a trace records, ANDed. */
@@ -162,7 +186,7 @@ static __always_inline bool ks_value_admits(const struct ks_value_filter *vf,
 	}
 }
 
-/* Whether the filters on arguments admit @arg[0..KS_ARGS - 1]. */
+/* Whether the filters on arguments admit @arg[0..KS_ARG_SLOTS - 1]. */
 static __always_inline bool ks_filter_args(const struct ks_filter *f,
 					   const unsigned long *arg)
 {
@@ -366,6 +390,7 @@ void ks_keys_record_woken(struct ks_keys *k, u32 stack, u32 waker,
 unsigned long ks_keys_other(const struct ks_keys *k);
 int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec);
 char *ks_key_value_name(char *buf, const struct ks_value *v);
+const char *ks_key_value_word(char *buf, const struct ks_key_spec *spec);
 extern const struct file_operations ks_keys_fops;
 
 /*

@@ -164,9 +164,9 @@ static void ks_show_waker(struct seq_file *m, const struct ks_keys *k,
 static void ks_show_value(struct seq_file *m, const struct ks_key_spec *spec,
 			  u64 value)
 {
-	char name[8];
+	char buf[8];
+	const char *name = ks_key_value_word(buf, spec);
 
-	ks_key_value_name(name, &spec->value);
 	if (!spec->value_log2)
 		seq_printf(m, spec->value.is_signed ? "\t%s %lld\n" : "\t%s %llu\n",
 			   name, value);

@@ -28,7 +28,7 @@ static noinline void notrace ks_kp_start_args(struct ks_trace *t,
 					      struct kprobe *p,
 					      struct pt_regs *regs)
 {
-	unsigned long arg[KS_ARGS];
+	unsigned long arg[KS_ARG_SLOTS];
 
 	ks_regs_args(regs, arg);
 	if (ks_args_admit(t, arg))

@@ -378,7 +378,8 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	{ "trace t start a end b key kstack,end-kstack:2", 0, KS_METHOD_KPROBE,
 	  "a", "b", 3, 0 },
 	{ "trace t key", -EINVAL },
-	{ "trace t key bogus", -EINVAL },
+	/* "key bogus" is a parameter's name until BTF says (values.c): 9bogus is none. */
+	{ "trace t key 9bogus", -EINVAL },
 	{ "trace t key kstack,", -EINVAL },
 	{ "trace t key kstack:0", -EINVAL },
 	{ "trace t key kstack:33", -EINVAL },

@@ -172,7 +172,7 @@ static void notrace ks_matched_end(struct ks_trace *t, unsigned long value,
 static int notrace ks_mkp_start(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ks_trace *t = ks_trace_of(container_of(p, struct ks_matched, kp[0]));
-	unsigned long arg[KS_ARGS];
+	unsigned long arg[KS_ARG_SLOTS];
 
 	if (unlikely(t->req.reads_args)) {
 		ks_regs_args(regs, arg);
@@ -268,7 +268,7 @@ static void notrace ks_mtp_start(void *data, unsigned long a0,
 				 unsigned long a1, unsigned long a2,
 				 unsigned long a3, unsigned long a4)
 {
-	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
+	unsigned long arg[KS_ARG_SLOTS] = { a0, a1, a2, a3, a4 };
 	struct ks_trace *t = data;
 
 	if (unlikely(t->req.reads_args) && !ks_args_admit(t, arg))

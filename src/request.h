@@ -132,6 +132,9 @@ struct ks_trace_req {
 	struct ks_offcpu_req offcpu;	/* the offcpu word and its keywords */
 	struct ks_match_req match;	/* match and expire */
 	bool reads_args;	/* if argN or key argN: a start reads its arguments */
+	/* Fields through pointers, read at the start (ks_fields_read()). */
+	u8 n_fields;
+	struct ks_field field[KS_FIELDS_MAX];
 	bool reads_ret;		/* if ret or key ret: a return reads its value */
 	bool gap_off;		/* gap off: no GAP-NAME, and its cost not paid */
 	bool resolved;			/* by ks_resolve_points() */

@@ -205,7 +205,7 @@ static int ks_runq_resolve(struct ks_trace *t)
 	if (ks_keys_spec_has(&t->req.keys, KS_KEY_VALUE)) {
 		ks_err_ratelimited("trace %s: key %s: a run-queue wait is the scheduler's; it has no arguments to key on\n",
 				   t->req.name,
-				   ks_key_value_name(name, &t->req.keys.value));
+				   ks_key_value_word(name, &t->req.keys));
 		return -EINVAL;
 	}
 	if (ks_keys_spec_has(&t->req.keys, KS_KEY_USTACK)) {

@@ -52,6 +52,7 @@ struct ks_trace {
 	atomic_long_t negative;		/* an end before its start */
 	atomic_long_t expired;		/* a matched start older than expire */
 	atomic_long_t replaced;		/* a matched start replaced by another */
+	atomic_long_t fault;		/* a start's field read faulted */
 	/*
 	 * The kernel's probe count pauses while NAME is stopped, as
 	 * kstats' own counts do: its value at the stop, and what it grew

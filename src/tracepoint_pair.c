@@ -40,7 +40,7 @@ static noinline void notrace ks_tp_start_args(struct ks_trace *t,
 					      unsigned long a3,
 					      unsigned long a4)
 {
-	const unsigned long arg[KS_ARGS] = { a0, a1, a2, a3, a4 };
+	unsigned long arg[KS_ARG_SLOTS] = { a0, a1, a2, a3, a4 };
 
 	preempt_disable_notrace();
 	if (ks_args_admit(t, arg))

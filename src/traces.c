@@ -145,7 +145,8 @@ static unsigned long ks_trace_missed(struct ks_trace *t)
 	       atomic_long_read(&t->nested_end) +
 	       atomic_long_read(&t->negative) +
 	       atomic_long_read(&t->expired) +
-	       atomic_long_read(&t->replaced);
+	       atomic_long_read(&t->replaced) +
+	       atomic_long_read(&t->fault);
 }
 
 /* ks_trace_missed() as the nodes' "missed" callback. */
@@ -159,7 +160,7 @@ static void ks_trace_show_missed(struct seq_file *m, void *arg)
 {
 	struct ks_trace *t = arg;
 
-	seq_printf(m, "# trace %s method %s missed %lu (probe %lu table_full %ld nested %ld depth %ld negative %ld expired %ld replaced %ld) no_start %ld%s\n",
+	seq_printf(m, "# trace %s method %s missed %lu (probe %lu table_full %ld nested %ld depth %ld negative %ld expired %ld replaced %ld fault %ld) no_start %ld%s\n",
 		   t->req.name, ks_method_names[t->req.method],
 		   ks_trace_missed(t), ks_probe_missed(t),
 		   atomic_long_read(&t->table_full),
@@ -169,6 +170,7 @@ static void ks_trace_show_missed(struct seq_file *m, void *arg)
 		   atomic_long_read(&t->negative),
 		   atomic_long_read(&t->expired),
 		   atomic_long_read(&t->replaced),
+		   atomic_long_read(&t->fault),
 		   atomic_long_read(&t->no_start), t->gone ? " gone" : "");
 }
 
@@ -543,7 +545,7 @@ void ks_trace_list(struct seq_file *m)
 	list_for_each_entry(t, &ks_traces, list) {
 		const struct ks_filter *f = &t->req.filter;
 		unsigned int i;
-		char key[160], types[128];
+		char key[160], types[400];
 
 		ks_key_spec_print(key, sizeof(key), &t->req.keys);
 		/* functions: a pair has 2 points. */

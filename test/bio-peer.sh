@@ -10,6 +10,10 @@
 #   biolatency does: its KEY-bio row whose completion stack is null_blk's
 #   (key end-kstack) must hold one sample per write the device completed
 #   (its sysfs stat), each at least 1.5 ms, and it must miss none.
+# - key rq->__data_len (a field through block_rq_issue's argument rq, by
+#   BTF) on null_blk's completions: a row of 30 writes of 4096 bytes and
+#   one of 20 of 65536, exactly; and the same of null_blk's
+#   null_queue_rq() keyed bd->rq->__data_len, by null_blk's own BTF.
 # - bpftrace on nullb0's requests, from a marker read on: as many as
 #   kstats' row, but for 1 % it may lose (a BPF program that fires while
 #   another runs on its CPU is skipped uncounted), and the row's p50 and
@@ -69,6 +73,22 @@ echo "@@KS-BEGIN"; cat $D/bio; echo "@@KS-END"
 grep "^bio " $C | sed "s/^/@@LIST /"
 sed "s/^/@@KEY /" $D/KEY-bio
 echo "remove bio" > $C
+# Rows by a field of the request: block_rq_issue's rq (its name and
+# struct request's __data_len from BTF), the bytes of each write.
+echo "trace bsz start block:block_rq_issue end block:block_rq_complete match arg0 key end-kstack:6,rq->__data_len" > $C ||
+	echo "@@FAIL trace bsz"
+# A module's function, by its module's BTF (split on vmlinux's): null_blk's
+# null_queue_rq(hctx, bd), the request two pointers away.
+echo "trace bq start null_queue_rq key bd->rq->__data_len" > $C || echo "@@FAIL trace bq"
+dd if=/dev/zero of=/dev/nullb0 bs=4096 count=30 oflag=direct 2>/dev/null || echo "@@FAIL dd 4k"
+dd if=/dev/zero of=/dev/nullb0 bs=65536 count=20 oflag=direct 2>/dev/null || echo "@@FAIL dd 64k"
+sleep 0.5
+grep "^bsz " $C | sed "s/^/@@BSZLIST /"
+grep "^bq " $C | sed "s/^/@@BQLIST /"
+sed "s/^/@@BSZ /" $D/KEY-bsz
+sed "s/^/@@BQ /" $D/KEY-bq
+echo "remove bsz" > $C
+echo "remove bq" > $C
 rmmod null_blk
 mount -o remount,rw /
 GUEST

@@ -117,6 +117,40 @@ def main():
     check(bt and in_bucket(key.get("p99"), bucket_of(99), 1),
           "kstats' p99 of nullb0's writes lies in bpftrace's p99 bucket, or next to it",
           "kstats %s bpftrace %s" % (key, sorted(bt.items())))
+    # key end-kstack:6,rq->__data_len: null_blk's completions by size.
+    sizes, cur = {}, None
+    for l in lines:
+        if l.startswith("@@BSZ row "):
+            f = l.split()
+            cur = {"count": int(f[f.index("count") + 1]), "null": False}
+        elif l.startswith("@@BSZ \t\t") and cur is not None:
+            cur["null"] |= l[len("@@BSZ "):].strip().startswith("null_cmd_timer_expired")
+        elif l.startswith("@@BSZ \trq->__data_len ") and cur is not None:
+            if cur["null"]:
+                n = int(l.split()[-1])
+                sizes[n] = sizes.get(n, 0) + cur["count"]
+            cur = None
+    check(sizes == {4096: 30, 65536: 20},
+          "key rq->__data_len (block_rq_issue's rq, a field by BTF): null_blk's rows of "
+          "30 writes of 4096 bytes and 20 of 65536", str(sizes))
+    listed = [l for l in lines if l.startswith("@@BSZLIST ")]
+    check(listed and " types rq->__data_len:u32(btf)" in listed[0] and
+          " missed 0 " in listed[0],
+          "the listing types rq->__data_len by BTF (unsigned int), nothing missed", str(listed))
+    # A module's function by its module's BTF: null_queue_rq(hctx, bd).
+    bq = {}
+    for l in lines:
+        if l.startswith("@@BQ row "):
+            f = l.split()
+            n = int(f[f.index("count") + 1])
+        elif l.startswith("@@BQ \tbd->rq->__data_len "):
+            bq[int(l.split()[-1])] = bq.get(int(l.split()[-1]), 0) + n
+    check(bq == {4096: 30, 65536: 20},
+          "key bd->rq->__data_len on null_blk's null_queue_rq (the module's BTF): "
+          "30 requests of 4096 bytes and 20 of 65536", str(bq))
+    listed = [l for l in lines if l.startswith("@@BQLIST ")]
+    check(listed and " types bd->rq->__data_len:u32(btf)" in listed[0],
+          "the listing types the module's field by BTF", str(listed))
     print("@@FIGURES kstats row %s bpftrace %s" % (key, sorted(bt.items())))
     print("bio: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -243,6 +243,9 @@ ctl "trace ka start kst_ret_long method kretprobe key arg0 keys 100"
 ctl "trace kp start kst_obj_begin end kst_obj_end key arg0"
 ctl "trace km start kst_obj_begin end kst_obj_end match arg0 key arg0"
 ctl "trace kw start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$ key arg2"
+ctl "trace kv start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$ key work if req_cpu>=-1"
+ctl "trace ky start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start match arg2,arg0 pid $$ key work->func"
+ctl "trace bx start workqueue:workqueue_queue_work end workqueue:workqueue_execute_start key wrk"
 ctl "trace bx offcpu key arg0"
 ctl "trace bx start sched_wakeup end sched_switch key arg0"
 listing values
@@ -250,7 +253,8 @@ tgt "ret 100"
 for i in 0 1 2 3 3 3; do tgt "objpair $i"; done
 tgt "work 7"
 echo "@@WORK $(grep '^work ' $T)"
-for n in kr kl ki kc ka kp km kw; do show KEY-$n; ctl "remove $n"; done
+listing tpnames
+for n in kr kl ki kc ka kp km kw kv ky; do show KEY-$n; ctl "remove $n"; done
 ctl "trace kn start kst_obj_begin end kst_obj_end match arg0 key arg0"
 tgt "objnest 1000 5"
 meas nest
@@ -272,6 +276,9 @@ ctl "trace bi start kern_path pid $$ if ret<0"
 ctl "trace bk start kern_path pid $$ key ret"
 ctl "trace bu start kern_path pid $$ key ret:u64"
 ctl "trace bm start kst_ret_int key ret"
+# The target has BTF where its kernel's headers let Kbuild make it (6.12).
+echo "@@MODBTF $(test -e /sys/kernel/btf/kstats_test_target && echo yes || echo no)"
+ctl "trace br start kst_ret_int,kst_ret_long key ret"
 ctl "trace bf start kern_path if ret>4294967296"
 ctl "trace bn start kern_path pid $$ if flags&1 key ret"
 ctl "trace bz start kern_path if count>1"
@@ -280,7 +287,26 @@ tgt "btfret 100"
 echo "@@BTFRET $(grep '^btfret ' $T)"
 show bi
 for n in bk bu bn; do show KEY-$n; done
-for n in bi bk bu bm bn; do ctl "remove $n"; done
+for n in bi bk bu bm br bn; do ctl "remove $n"; done
+step btffield
+ctl "trace fk start fwnode_get_name pid $$ key fwnode->flags"
+ctl "trace fs start fwnode_get_name pid $$ key fwnode->secondary->flags"
+ctl "trace fi start fwnode_get_name pid $$ if fwnode->flags&4"
+ctl "trace fg start fwnode_get_name pid $$ if fwnode->flags>4 key fwnode->flags:u8"
+ctl "trace fn start fwnode_get_name pid $$ key fwnode"
+ctl "trace fx start fwnode_get_name key fwnode->nope"
+ctl "trace fx start fwnode_get_name key fwnod->flags"
+ctl "trace fx start fwnode_get_name if fwnode->flags->x>1"
+ctl "trace fx start fwnode_get_name key fwnode->suppliers"
+ctl "trace fx start fwnode_get_name key fwnode.flags"
+ctl "trace fx start kst_target_delay,kst_target_null key fwnode->flags"
+ctl "trace fx start kst_target_delay,kst_target_null key bogus"
+listing btffield
+tgt "btffield 100"
+echo "@@BTFFIELD $(grep '^btffield ' $T)"
+listing btffield-after
+for n in fk fs fi fg fn; do show $n; show KEY-$n; ctl "remove $n"; done
+echo "@@LS $(ls $D | tr '\\n' ' ')"
 step errors
 """)
     for words, _ in BAD_LINES:
@@ -500,7 +526,7 @@ def check_readme(r, st):
     r.check(got.get("-21", 0) >= 3 and all(int(v) < 0 for v in got),
             "README rderr: cat / gave 3 rows of -21 (EISDIR); every row is an errno", str(got))
     size = kn.get("rdsize", [None])[0]
-    spans = [x["parts"].get("arg2:log2") for x in size["rows"]] if size else []
+    spans = [x["parts"].get("count:log2") for x in size["rows"]] if size else []
     r.check(spans and all(re.fullmatch(r"\[(\d+), (\d+)\)", v) and
                           (lambda lo, hi: hi == 2 * lo or (lo, hi) == (0, 1))(
                               *map(int, re.findall(r"\d+", v))) for v in spans),
@@ -567,6 +593,29 @@ def check_values(r, st, lines):
     r.check(node and item and got.get(item[0]) == 7 and node["header"].get("key") == "arg2",
             "a matched tracepoint pair keyed by its start's arg2: the work item's row "
             "(its address) holds its 7 runs", "%s %s" % (item, got))
+    # The tracepoint's own arguments by their TP_PROTO names (BTF's
+    # btf_trace_workqueue_queue_work): work is arg2, req_cpu an int.
+    node, got = rows("kv", "work")
+    r.check(node and item and got.get(item[0]) == 7 and node["header"].get("key") == "work",
+            "key work (the tracepoint's argument by name) if req_cpu>=-1: the work "
+            "item's row holds its 7 runs", "%s %s" % (item, got))
+    node, got = rows("ky", "work->func")
+    r.check(node and got and got.get(max(got, key=got.get)) >= 7 and
+            all(int(v) > 0xffff000000000000 for v in got),
+            "key work->func (a field of the tracepoint's argument): the target's work "
+            "function's row holds its 7 runs", str(got))
+    lv = listings(st).get("tpnames", [])
+    kv = [l for l in lv if l.startswith("kv ")]
+    r.check(kv and " types req_cpu:s32(btf),work:u64(btf)" in kv[0],
+            "a tracepoint's arguments are typed by BTF: req_cpu s32, work u64", str(kv))
+    bx = c.get("trace bx start workqueue:workqueue_queue_work end "
+               "workqueue:workqueue_execute_start key wrk")
+    r.check(bx and bx[0] == "1" and
+            any("kstats: trace bx: key 'wrk': neither a key part" in l and
+                "nor a parameter of workqueue:workqueue_queue_work that kstats reads (its "
+                "parameters: req_cpu pwq work)" in l for l in lines),
+            "a tracepoint's name that is not its argument: EINVAL, dmesg lists its arguments",
+            str(bx))
     # Nested locks: A holds B, both through kst_obj_begin/end. Each row has
     # its own holds: B's spin one US, A's three, and neither more than
     # what the caller measured around it.
@@ -612,11 +661,13 @@ def check_btf(r, st, lines):
     100 times by the target (btfret 100) with a path that does not exist
     (-ENOENT) for i % 4 == 0, a path under a file (-ENOTDIR) for
     i % 4 == 1, else / (0). Without :TYPE, ret is an s32; :u64 reads the register as before;
-    a module's function (no BTF entry here) keeps the register's s64."""
+    a module's function takes its module's BTF where it has one (the target
+    has, where its kernel's headers let Kbuild make it: 6.12), and
+    a list of functions (no one function's BTF) keeps the register's s64."""
     c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
     made = {k: v for k, v in c.items() if k.startswith("trace b") and " bf " not in k
             and " bz " not in k}
-    r.check(len(made) == 5 and all(rc == "0" for rc, _ in made.values()),
+    r.check(len(made) == 6 and all(rc == "0" for rc, _ in made.values()),
             "btf: the typed traces are accepted", str(made))
     told = [l for l in st if l.startswith("@@BTFRET ")]
     r.check(told == ["@@BTFRET btfret 100 failed 50"], "btf: the target saw 50 failures",
@@ -657,8 +708,13 @@ def check_btf(r, st, lines):
 
     def listed(name):
         return [l for l in lv if l.startswith(name + " ")]
+    modbtf = [l.split()[1] for l in st if l.startswith("@@MODBTF ")]
+    r.check(modbtf in (["yes"], ["no"]), "btf: the guest says whether the target has BTF",
+            str(modbtf))
     for name, want in (("bi", " types ret:s32(btf)"), ("bk", " types ret:s32(btf)"),
-                       ("bu", " types ret:u64(given)"), ("bm", " types ret:s64(register)")):
+                       ("bu", " types ret:u64(given)"), ("bm", " types ret:s32(btf)" if modbtf == ["yes"] else
+                        " types ret:s64(register)"),
+                       ("br", " types ret:s64(register)")):
         got = listed(name)
         r.check(got and (got[0] + " ").count(want + " ") == 1,
                 "the listing says which typing applied: %s%s" % (name, want), str(got))
@@ -678,6 +734,87 @@ def check_btf(r, st, lines):
                 for l in lines),
             "if ret>4294967296 on an int function: EINVAL, dmesg names the word and the type",
             str(bf))
+
+
+def check_btf_fields(r, st, lines):
+    """Fields through pointers: fwnode_get_name(fwnode) is a function of
+    vmlinux whose parameter is a struct fwnode_handle *; the target calls
+    it 100 times (btffield 100), by i % 5: 0 a node of flags 3 whose
+    secondary (flags 7) is mapped, 1 flags 5 and secondary NULL, 2 flags 9
+    and secondary in the unmapped top page, 3 NULL, 4 ERR_PTR(-EINVAL):
+    20 of each. A read that faults is not timed and counts as missed
+    (fault), never an oops."""
+    c = {cmd: (rc, err) for cmd, rc, err in ctls(st)}
+    made = [k for k in c if k.startswith("trace ") and k.split()[1] in ("fk", "fs", "fi", "fg", "fn")]
+    r.check(len(made) == 5 and all(c[k][0] == "0" for k in made),
+            "fields: the traces through fwnode are accepted", str({k: c[k] for k in made}))
+    told = [l for l in st if l.startswith("@@BTFFIELD ")]
+    r.check(told == ["@@BTFFIELD btffield 100 named 0"],
+            "fields: the target made its 100 calls", str(told))
+    kn = key_nodes(st)
+    nd = nodes(st)
+
+    def rows(name, part):
+        node = kn.get(name, [None])[0]
+        if not node:
+            return None
+        got = {}
+        for x in node["rows"]:
+            got[x["parts"].get(part)] = got.get(x["parts"].get(part), 0) + x["count"]
+        return got
+
+    def fault(name):
+        hs = nd.get(name, [(None, [])])[0][1]
+        m = [re.search(r" missed (\d+) \(.* fault (\d+)\)", h) for h in hs]
+        m = [x for x in m if x]
+        return (int(m[0].group(1)), int(m[0].group(2))) if m else None
+    for name, part, want, faults, what in (
+            ("fk", "fwnode->flags", {"3": 20, "5": 20, "9": 20}, 40,
+             "key fwnode->flags: rows 3, 5, 9 of 20; NULL and ERR_PTR fault (40)"),
+            ("fs", "fwnode->secondary->flags", {"7": 20}, 80,
+             "key fwnode->secondary->flags (two '->'): row 7 of 20; a NULL or unmapped "
+             "pointer at either level faults (80)"),
+            ("fg", "fwnode->flags", {"5": 20, "9": 20}, 40,
+             "if fwnode->flags>4 key fwnode->flags:u8: rows 5 and 9 of 20, 40 faults")):
+        got = rows(name, part)
+        r.check(got == want and fault(name) == (faults, faults), what,
+                "%s %s" % (got, fault(name)))
+    got = sum(n for _, n in nd["fi"][0][0]) if "fi" in nd else None
+    r.check(got == 20 and fault("fi") == (40, 40),
+            "if fwnode->flags&4: the 20 calls of flags 5; 40 faults", "%s %s" % (got, fault("fi")))
+    got = rows("fn", "fwnode")
+    r.check(got is not None and sum(got.values()) == 100 and got.get("0") == 20 and
+            fault("fn") == (0, 0),
+            "key fwnode (a parameter by name): 100 calls, NULL's row of 20, nothing missed",
+            "%s %s" % (got, fault("fn")))
+    lv = listings(st).get("btffield", [])
+
+    def listed(name):
+        return [l for l in lv if l.startswith(name + " ")]
+    for name, want in (("fk", " key fwnode->flags "), ("fk", " types fwnode->flags:u64(btf)"),
+                       ("fs", " types fwnode->secondary->flags:u64(btf)"),
+                       ("fi", " if fwnode->flags&4 types fwnode->flags:u64(btf)"),
+                       ("fg", " key fwnode->flags:u8 "), ("fn", " types fwnode:u64(btf)")):
+        got = listed(name)
+        r.check(got and (got[0] + " ").count(want) == 1,
+                "the listing names the field: %s%s" % (name, want), str(got))
+    for cmd, text in (
+            ("key fwnode->nope", "key fwnode->nope: struct fwnode_handle has no member 'nope'"),
+            ("key fwnod->flags", "key fwnod->flags: 'fwnod' is not a parameter that kstats "
+             "reads (its parameters: fwnode)"),
+            ("if fwnode->flags->x>1", "if fwnode->flags->x>1: 'flags' is an integer, not a pointer"),
+            ("key fwnode->suppliers", "key fwnode->suppliers: 'suppliers' is a struct: kstats "
+             "reads integers, enums, bools and pointers"),
+            ("key fwnode.flags", "key 'fwnode.flags': expected kstack[:DEPTH]"),
+            ("key bogus", "key 'bogus': not a key part"),
+            ("key fwnode->flags", "key 'fwnode->flags': not a key part")):
+        full = [k for k in c if k.startswith("trace fx ") and k.endswith(" " + cmd)]
+        r.check(full and all(c[k][0] == "1" and "Invalid argument" in c[k][1] for k in full) and
+                any(("kstats: trace fx: " + text) in l for l in lines),
+                "%s -> EINVAL, dmesg: %s" % (cmd, text), str([c.get(k) for k in full]))
+    ls = [l for l in st if l.startswith("@@LS ")]
+    r.check(ls and not re.search(r"\b(KEY-)?f[ksigxn]\b", ls[-1]),
+            "fields: nothing left registered by the refused traces or after remove", str(ls))
 
 
 def flames(step_lines):
@@ -1012,6 +1149,7 @@ def check(logpath):
 
     check_values(r, steps["values"], lines)
     check_btf(r, steps.get("btf", []), lines)
+    check_btf_fields(r, steps.get("btffield", []), lines)
 
     # Bad lines: EINVAL, the reason in dmesg, nothing left behind.
     st = steps["errors"]

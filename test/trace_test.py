@@ -483,7 +483,7 @@ tgt "objpair 3"
 for n in v1 v2 v3 v4 v5 v6 v7 v8 v9 v10 v11; do show $n; ctl "remove $n"; done
 ctl "trace vx start kst_ret_long end kst_ret_int if ret<0"
 ctl "trace vx start kst_ret_long if arg5>1"
-ctl "trace vx start kst_ret_long if size>1"
+ctl "trace vx start kst_ret_long,kst_ret_int if size>1"
 ctl "trace vx start vfs_read if size>1"
 ctl "trace vx start kst_ret_long if a-b>1"
 ctl "trace vx start kst_ret_long if ret:s7<0"
@@ -978,8 +978,9 @@ def check_matched(r, st, lines):
              "if ret<0: a return value is a function's; trace a function (no end)"),
             ("trace vx start kst_ret_long if arg5>1",
              "if arg5>1: 'arg5' is neither ret, arg0..arg4 nor a parameter's name"),
-            ("trace vx start kst_ret_long if size>1",
-             "if size>1: a parameter by name needs the BTF of one function, and kst_ret_long has none"),
+            ("trace vx start kst_ret_long,kst_ret_int if size>1",
+             "if size>1: a parameter by name needs the BTF of one function, and "
+             "kst_ret_long,kst_ret_int has none"),
             ("trace vx start vfs_read if size>1",
              "if size>1: 'size' is not a parameter of vfs_read that kstats reads (its parameters: file buf count pos)"),
             ("trace vx start kst_ret_long if a-b>1", "if a-b>1: 'a-b' is neither ret"),

@@ -2,6 +2,7 @@
 /* ksnode: parse, format, merge and export kstats nodes, fold KEY-NAME (see ksnode.h). */
 #include "ksnode.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -636,19 +637,33 @@ const char *const ks_kpart_names[KS_KP_NR] = {
 	"waker-ustack", "value"
 };
 
-/* The part @s names, up to @len: "ret" and "argN" are KS_KP_VALUE. */
+/*
+ * The part @s names, up to @len. A value part is "ret", "argN", a
+ * parameter's name ("flags") or a field through one ("file->f_flags",
+ * "fwnode->secondary->flags"): a word in C's letters, '.' and "->" that
+ * is no other part's name.
+ */
 static int kpart_of(const char *s, size_t len)
 {
-	int i;
+	size_t i;
+	int p;
 
-	if ((len == 3 && !strncmp(s, "ret", 3)) ||
-	    (len == 4 && !strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9'))
-		return KS_KP_VALUE;
-	for (i = 0; i < KS_KP_VALUE; i++)
-		if (strlen(ks_kpart_names[i]) == len &&
-		    !strncmp(s, ks_kpart_names[i], len))
-			return i;
-	return -1;
+	for (p = 0; p < KS_KP_VALUE; p++)
+		if (strlen(ks_kpart_names[p]) == len &&
+		    !strncmp(s, ks_kpart_names[p], len))
+			return p;
+	if (!len || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.')
+			continue;
+		if (s[i] == '-' && i + 1 < len && s[i + 1] == '>') {
+			i++;
+			continue;
+		}
+		return -1;
+	}
+	return KS_KP_VALUE;
 }
 
 /* A decimal that may be negative (pid_t is printed with %d). */

@@ -163,7 +163,7 @@ struct ks_kval {
 	/* KS_KP_PID, KS_KP_TGID, KS_KP_CPU, KS_KP_WAKER_PID; a user stack's tgid */
 	long long num;
 	uint64_t start;		/* a user stack's process's start (ns since boot), or 0 */
-	const char *name;	/* KS_KP_VALUE: "ret", "arg2", "arg2:log2" */
+	const char *name;	/* KS_KP_VALUE: "ret", "arg2", "arg2:log2", "file->f_flags" */
 	const char *text;	/* KS_KP_VALUE: "-11", "4096", "[4096, 8192)" */
 	size_t frame0, n_frames; /* stacks: frames[frame0...], leaf first */
 	/*

@@ -81,9 +81,9 @@ static void row_cells(char cell[NCOL][32], const struct ks_kstats *st, enum ks_u
 #define KERNEL_HALF	0x8000000000000000ULL
 
 /*
- * The value part @v as it prints: an argN that is a kernel address as its
- * symbol (when @ks resolves it) or, with none, in hex; else as KEY-NAME
- * gives it.
+ * The value part @v as it prints: an argument (argN, a parameter's name
+ * or a field: not ret) that is a kernel address as its symbol (when @ks
+ * resolves it) or, with none, in hex; else as KEY-NAME gives it.
  */
 
 static void value_text(char *buf, size_t len, const struct ks_kval *v,
@@ -92,7 +92,7 @@ static void value_text(char *buf, size_t len, const struct ks_kval *v,
 	char *end;
 	uint64_t a;
 
-	if (ks && !strncmp(v->name, "arg", 3) && !strchr(v->name, ':') &&
+	if (ks && strcmp(v->name, "ret") && !strchr(v->name, ':') &&
 	    v->text[0] != '-') {
 		errno = 0;
 		a = strtoull(v->text, &end, 10);
@@ -189,7 +189,7 @@ static void print_stacks(const struct ks_keynode *k, const struct ks_krow *r, bo
 	}
 }
 
-/* Does the key have an argN part (whose values may be addresses)? */
+/* Does the key have an argument part (argN, a name: values may be addresses)? */
 static bool key_has_arg(const struct ks_keynode *k)
 {
 	size_t r;
@@ -198,7 +198,8 @@ static bool key_has_arg(const struct ks_keynode *k)
 	for (r = 0; r < k->n_rows; r++)
 		for (i = 0; i < k->row[r].n_parts; i++)
 			if (k->row[r].part[i].part == KS_KP_VALUE &&
-			    !strncmp(k->row[r].part[i].name, "arg", 3))
+			    strcmp(k->row[r].part[i].name, "ret") &&
+			    strncmp(k->row[r].part[i].name, "ret:", 4))
 				return true;
 	return false;
 }

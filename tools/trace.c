@@ -20,13 +20,14 @@ int cmd_trace(int argc, char **argv)
 		      "Writes \"trace NAME WORDS\" to /dev/kstats (or _control): _control's words\n"
 		      "(README, kstats(8)).\n"
 		      "K: kstack[:D], end-kstack[:D], ustack[:D], comm, pid, tgid, cpu, cgroup,\n"
-		      "ret[:T], argN[:T] or argN:log2 (T: s8..s64, u8..u64); rows in KEY-NAME;\n"
+		      "ret[:T], argN[:T] or argN:log2 (T: s8..s64, u8..u64), or by BTF a parameter's\n"
+		      "NAME or NAME->MEMBER[->MEMBER] (file->f_flags) as argN; rows in KEY-NAME;\n"
 		      "off-CPU traces also waker-kstack[:D], waker-ustack[:D], waker-comm, waker-pid,\n"
 		      "waker-cgroup. ustack: the user stack, named by kstats rows and flame.\n"
 		      "PATH: a cgroup v2 directory, from the cgroup2 root (/system.slice) or in full\n"
 		      "(/sys/fs/cgroup/system.slice); its descendants too.\n"
-		      "V: argN or ret, [:s8..s64|:u8..u64], == != < <= > >= &, a number ('ret<0':\n"
-		      "quote it from the shell).\n",
+		      "V: argN, ret, NAME or NAME->MEMBER, [:s8..s64|:u8..u64], == != < <= > >= &,\n"
+		      "a number ('ret<0', 'file->f_flags&0x800': quote it from the shell).\n",
 		      argc < 2 ? stderr : stdout);
 		return argc < 2 ? EX_USAGE : 0;
 	}

@@ -724,13 +724,29 @@ static void test_key_parse(void)
 	EQ_U64(k.slow[1].cpu, 1);
 	ks_keynode_free(&k);
 
+	/* A parameter by name and a field through a pointer: value parts. */
+	{
+		char text[] = "# key comm,fwnode->secondary->flags:log2 keys 256 rows 1 other 0 stacks 0 slowest 0 skipped 0 unit ns\n"
+			"row total 30 count 2 avg 15 p50 15 p99 15 min 10 max 20\n"
+			"\tcomm sh\n\tfwnode->secondary->flags:log2 [4, 8)\n"
+			"other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n";
+		char err[160] = "";
+
+		CHECK(ks_keynode_parse(text, &k, err, sizeof(err)) == 0, "named value parts parse: %s", err);
+		EQ_U64(k.n_rows, 1);
+		EQ_STR(k.row[0].part[0].comm, "sh");
+		EQ_STR(k.row[0].part[1].name, "fwnode->secondary->flags:log2");
+		ks_keynode_free(&k);
+	}
+
 	/* Refusals: KEY-4 and KEY-5 were cut by head; and texts off the format. */
 	{
 		static const char *const bad[] = {
 			"",
 			"# name read\n",
 			"# key kstack keys 1 rows 0 other 0\n",		/* no other line */
-			"# key stack keys 1 rows 0\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			/* not a part, nor a parameter's name (stack would be one) */
+			"# key 9stack keys 1 rows 0\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
 			"# key comm,comm keys 1 rows 0\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
 			"# key comm:3 keys 1 rows 0\nother total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
 			/* a row without its comm part */

@@ -291,8 +291,9 @@ KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cp
 _STACK_PARTS = ("kstack", "end-kstack", "waker-kstack")
 _USER_PARTS = ("ustack", "waker-ustack")
 _USER_HEAD_RE = re.compile(r"tgid ([0-9]+)(?: start ([0-9]+))?|(\[[a-z0-9 -]+\])|")
-# Key parts on a value: "ret", "argN", and "argN:log2" (or "ret:log2").
-_VALUE_PART_RE = re.compile(r"(ret|arg[0-9])(:log2)?")
+# Key parts on a value: "ret", "argN", a parameter's name ("flags") or a
+# field through one ("file->f_flags"), and any of them with ":log2".
+_VALUE_PART_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*((->|\.)[A-Za-z_][A-Za-z0-9_]*)*(:log2)?")
 _LOG2_RE = re.compile(r"\[(-?[0-9]+), (-?[0-9]+)\)")
 
 
@@ -305,7 +306,8 @@ def _key_part_name(spec_part: str) -> str:
 
 
 def _known_part(part: str) -> bool:
-    return part in KEY_PARTS or bool(_VALUE_PART_RE.fullmatch(part))
+    return part in KEY_PARTS or (part.split(":")[0] not in KEY_PARTS and
+                                 bool(_VALUE_PART_RE.fullmatch(part)))
 _ROW_FIELDS = ("total", "count", "avg", "p50", "p99", "min", "max")
 _OCTAL_RE = re.compile(rb"\\([0-3][0-7][0-7])")
 _UINT_RE = re.compile(r"[0-9]+")
@@ -327,7 +329,8 @@ def parse_keys(text: str | bytes) -> list[dict]:
     (lists of frames as %pS prints them, leaf first), "comm" and
     "waker-comm" (unescaped), "cgroup" and "waker-cgroup" (the path from
     the cgroup2 root, unescaped; a removed cgroup's ends in " (gone)"),
-    "pid", "tgid", "cpu" and "waker-pid" (ints), "ret" and "argN" (ints), "argN:log2" (a pair (lo, hi): lo <= value < hi).
+    "pid", "tgid", "cpu" and "waker-pid" (ints), "ret" and "argN" (ints), "argN:log2" (a pair (lo, hi): lo <= value < hi);
+    a value part by a parameter's name or a field ("file->f_flags") as "argN".
     "ustack" and "waker-ustack": the user frames' addresses (ints, leaf
     first), with "ustack-tgid" (the process they are in; None when there
     are none), "ustack-start" (that process's start, ns since boot, as

@@ -381,6 +381,14 @@ class Keys(unittest.TestCase):
                  b"other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n")
         self.assertEqual([r["ret:log2"] for r in kstats.parse_keys(typed)],
                          [(-2147483648, 0), (4, 8)])
+        # A parameter by name and a field through a pointer (BTF).
+        named = (b"# key comm,fwnode->secondary->flags:log2 keys 256 rows 1 other 0 stacks 0"
+                 b" slowest 0 skipped 0 unit ns\n"
+                 b"row total 30 count 2 avg 15 p50 15 p99 15 min 10 max 20\n"
+                 b"\tcomm sh\n\tfwnode->secondary->flags:log2 [4, 8)\n"
+                 b"other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n")
+        self.assertEqual([(r["comm"], r["fwnode->secondary->flags:log2"])
+                          for r in kstats.parse_keys(named)], [("sh", (4, 8))])
         bad = key_text("KEY-ret").replace(b"ret -2", b"ret x")
         with self.assertRaises(kstats.ParseError):
             kstats.parse_keys(bad)
@@ -392,7 +400,8 @@ class Keys(unittest.TestCase):
                 kstats.parse_keys(key_text(cut))
         other = "other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n"
         row = "row total 1 count 1 avg 1 p50 1 p99 1 min 1 max 1\n"
-        for bad in ("", "# name read\n", "# key stack keys 1 rows 0\n" + other,
+        # "stack" would be a parameter's name (a value part): 9stack is no word.
+        for bad in ("", "# name read\n", "# key 9stack keys 1 rows 0\n" + other,
                     "# key comm,comm keys 1 rows 0\n" + other,
                     "# key comm keys 1 rows 1\n" + row + other,
                     "# key comm,pid keys 1 rows 1\n" + row + "\tpid 1\n\tcomm sh\n" + other,

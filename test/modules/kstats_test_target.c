@@ -119,6 +119,14 @@
  *				under a file (-ENOTDIR) for i % 4 == 1, of /
  *				(0) for the others; flags LOOKUP_FOLLOW (1)
  *				for odd i, else 0
+ *	btffield N		N calls of vmlinux's fwnode_get_name(), whose
+ *				parameter fwnode is a struct fwnode_handle *,
+ *				of fwnode nodes without ops (the call reads
+ *				nothing else, and returns NULL), by i % 5: 0 a
+ *				node of flags 3 whose secondary (flags 7) is
+ *				mapped, 1 flags 5 secondary NULL, 2 flags 9
+ *				secondary in the unmapped top page, 3 NULL,
+ *				4 ERR_PTR(-EINVAL)
  *	work N			N work items queued on system_wq, one at a
  *				time, each waited for (flush_work()); reading
  *				the file then gives "work N item ADDR", the
@@ -148,6 +156,7 @@
 #include <linux/mutex.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/property.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -1031,6 +1040,26 @@ static int kst_run(char *line)
 		}
 		snprintf(kst_result, sizeof(kst_result), "btfret %u failed %u\n", a,
 			 failed);
+	} else if (!strcmp(cmd, "btffield") && n == 2) {
+		/* Known fields for kstats to read through fwnode (->). */
+		static struct fwnode_handle second = { .flags = 7 };
+		static struct fwnode_handle nodes[3] = {
+			{ .flags = 3, .secondary = &second },
+			{ .flags = 5 },
+			/* Not an ERR_PTR: the top page, never mapped. */
+			{ .flags = 9, .secondary = (void *)-PAGE_SIZE },
+		};
+		struct fwnode_handle *node;
+		unsigned int named = 0;
+
+		for (i = 0; i < a; i++) {
+			node = i % 5 < 3 ? &nodes[i % 5] :
+			       i % 5 == 3 ? NULL : ERR_PTR(-EINVAL);
+			if (fwnode_get_name(node))
+				named++;
+		}
+		snprintf(kst_result, sizeof(kst_result), "btffield %u named %u\n",
+			 a, named);
 	} else if (!strcmp(cmd, "work") && n == 2) {
 		for (i = 0; i < a; i++) {
 			t0 = kst_now();

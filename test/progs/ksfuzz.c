@@ -267,10 +267,14 @@ static void gen_name(char *out, size_t sz, unsigned int idx, int maxlen)
 	}
 }
 
-/* An "if" word: OPERAND[:TYPE]OP NUMBER, fitting its type. */
-static void gen_if(char *out, size_t sz, int allow_ret)
+/*
+ * An "if" word: OPERAND[:TYPE]OP NUMBER, fitting its type. @must_type:
+ * a tracepoint's argN, which BTF types as its TP_PROTO does (an int is
+ * s32), takes a :TYPE, so that its number fits what it says.
+ */
+static void gen_if(char *out, size_t sz, int allow_ret, int must_type)
 {
-	int ret = allow_ret && chance(50), typed = chance(50);
+	int ret = allow_ret && chance(50), typed = must_type || chance(50);
 	const char *t = typed ? PICK(types) : (ret ? "s64" : "u64");
 	const char *op = PICK(ops);
 	int bits = atoi(t + 1);
@@ -409,6 +413,51 @@ static void gen_common(struct words *w, enum kind k)
 		wadd(w, "cpu"), wadd(w, "%u", rn(ncpus));
 }
 
+/*
+ * Names and fields through pointers (BTF) of starts the fuzzer picks:
+ * words every reference kernel's BTF takes, for if and for key.
+ */
+static const struct {
+	const char *start;	/* in the start word */
+	const char *ifw[4], *keyw[4];
+} named[] = {
+	{ "vfs_read", { "count>=4096", "file->f_flags&0x800",
+			"file->f_path.dentry->d_flags!=0", "pos>0" },
+	  { "count:log2", "file->f_mode", "file->f_inode->i_mode", "buf" } },
+	{ "signal_generate", { "sig==9", "task->pid>1", "info->si_signo<64", "group!=0" },
+	  { "sig", "task->tgid", "result", "task->flags:log2" } },
+	{ "workqueue_queue_work", { "req_cpu>=-1", "work->func!=0", "pwq>0",
+				    "work->data.counter&1" },
+	  { "work", "work->func", "req_cpu", "pwq" } },
+	{ "sched_process_fork", { "child->pid>1", "parent->tgid!=0", "child>0",
+				  "parent->flags&4" },
+	  { "child->pid", "parent->pid:log2", "child", "parent->flags" } },
+	{ "softirq_entry", { "vec_nr<10", "vec_nr!=3", "vec_nr:u8<10", "vec_nr>=0" },
+	  { "vec_nr", "vec_nr:log2", "vec_nr:u16", "vec_nr" } },
+};
+
+static int wfind(struct words *w, const char *kw);
+
+/* A name's if word, or a key by name, where the start has BTF's names. */
+static void named_words(struct words *w, int nif)
+{
+	int s = wfind(w, "start");
+	unsigned int i;
+
+	if (s < 0)
+		return;
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		if (!strstr(w->w[s], named[i].start))
+			continue;
+		/* At most 4 if words; one value part in a key. */
+		if (nif < 4 && chance(50))
+			wadd(w, "if"), wadd(w, "%s", named[i].ifw[rn(4)]);
+		if (wfind(w, "key") < 0 && chance(50))
+			wadd(w, "key"), wadd(w, "%s", named[i].keyw[rn(4)]);
+		return;
+	}
+}
+
 /* A valid trace line, as words: a trace the kernel must accept. */
 /*
  * The tour: the first TOUR lines of a run are valid traces of each kind
@@ -425,7 +474,7 @@ static enum kind gen_valid(struct words *w, const char *name, int force)
 	enum kind k = force >= 0 ? tour[force % 9] : rn(K_NKIND + 1) % K_NKIND;
 	int tp_match = force >= 0 && force % 9 == 8;
 	char v[64];
-	int i, nif;
+	int i, nif, tp = 0;
 	const char *const *p;
 
 	w->n = 0;
@@ -458,6 +507,7 @@ static enum kind gen_valid(struct words *w, const char *name, int force)
 	case K_TPAIR:
 	case K_RUNQ:
 tpair:
+		tp = 1;
 		/* The scheduler's wakeup..switch without match is run-queue latency. */
 		do
 			p = pairs_tp[rn(sizeof(pairs_tp) / sizeof(pairs_tp[0]))];
@@ -502,9 +552,11 @@ tpair:
 	gen_common(w, k);
 	nif = k == K_OFFCPU || k == K_RUNQ ? 0 : rn(5) * chance(30);
 	for (i = 0; i < nif; i++) {
-		gen_if(v, sizeof(v), k == K_FN);
+		gen_if(v, sizeof(v), k == K_FN, tp);
 		wadd(w, "if"), wadd(w, "%s", v);
 	}
+	if (k == K_KPAIR || k == K_TPAIR || k == K_MATCH)
+		named_words(w, nif);
 	/* Shuffle the keyword pairs (after "trace NAME [offcpu]"): any order. */
 	{
 		int first = k == K_OFFCPU ? 3 : 2, np = (w->n - first) / 2, a;
@@ -809,7 +861,8 @@ static void apply_fault(struct gen *g, struct words *w, enum fault f, enum kind 
 			"kstack:0", "kstack:33", "comm:3", "ret:s7", "arg5", "arg0:log3",
 			"kstack,kstack", "foo", "", ",", "comm,,pid", "ret:s32:log2:log2",
 			"arg1:u8:s8", "kstack:-1", "kstack:4294967297", "arg0,arg1",
-			"pid:log2", "kstack:", "retval",
+			"pid:log2", "kstack:", "retval", "file->f_nosuch", "comm->x",
+			"file->f_path", "file->a->b->c", "file.", "file->", "a..b",
 		};
 		i = wfind(w, "key");
 		if (i < 0)
@@ -825,8 +878,9 @@ static void apply_fault(struct gen *g, struct words *w, enum fault f, enum kind 
 			"arg0:s0<1", "arg0:s08<1", "ret<0x", "arg0<0x10000000000000000",
 			"arg0<18446744073709551616", "rett<0", "arg00<1", "arg0<<1",
 			/* Names: none is a parameter of a start the fuzzer picks. */
-			"nosuchparam>1", "count:s8>128", "file->f_flags&1", "9count<1",
-			"_<0",
+			"nosuchparam>1", "count:s8>128", "file->f_nosuch&1", "9count<1",
+			"_<0", "file->f_flags->x<1", "file->f_path<1", "file.f_flags<1",
+			"file->a->b->c<1", "file->>1", "->f_flags<1", "file-->f_flags<1",
 		};
 		if (k == K_OFFCPU || k == K_RUNQ || chance(30)) {
 			wadd(w, "if"), wadd(w, "%s", PICK(bi));
