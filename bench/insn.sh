@@ -35,10 +35,12 @@
 # tracepoint pair traces and bpftrace's kfunc/kretfunc, kprobe/kretprobe
 # and raw_syscalls sys_enter/sys_exit programs, each with a start map
 # keyed by tid and hist(), as a bpftrace user writes them (and key ustack
-# against kfunc/kretfunc with @[ustack] = hist()); per pair, what
+# against kfunc/kretfunc with @[ustack] = hist(), key kstack,ustack
+# against @[kstack, ustack]); per pair, what
 # each adds over the untraced windows of that boot and kstats / bpftrace.
 # KS_INSN_METHODS limits the configurations of the first boot (default:
-# all of them); KS_INSN_PEERS=0 skips the second; test/insn-guard.sh runs
+# all of them); KS_INSN_PEERS=0 skips the second, KS_INSN_PEER_ONLY
+# ("ks-keyustack bt-ustack") limits it; test/insn-guard.sh runs
 # the default one alone.
 # Kernels: the reference kernels, or the KVERs named, which may be a
 # newer suite's (test/lib/suites.sh: built in its chroot, its stock
@@ -53,6 +55,7 @@ ROUNDS=${KS_BENCH_ROUNDS:-4}
 METHODS=${KS_INSN_METHODS:-default nogap keycomm keycgroup keykstack keyustack keyboth commfilter cgroupfilter kretprobe kprobe tracepoint}
 ks_bench_kernels "$@"
 PLUGIN=$(bash bench/insn/build-plugin.sh)
+ONLY=${KS_INSN_PEER_ONLY:-}
 for k in "${KERNELS[@]}"; do
 	ks_bench_floor_module "$k" || exit 1
 	# run-guest.sh boots KS_KERNEL when set, else /boot/vmlinuz-KVER.
@@ -203,7 +206,10 @@ grep -qw __do_sys_getpid /proc/kallsyms && KF=__do_sys_getpid
 insmod /ks/kstats.ko || exit 1
 echo "@@INFO bpftrace \$(bpftrace --version 2>&1)"
 w() { /ks/insn_getpid $N >/dev/null && echo "@@W \$1"; }
+# KS_INSN_PEER_ONLY: these configurations alone (e.g. "ks-keyustack bt-ustack").
+only() { [ -z "$ONLY" ] || case " $ONLY " in *" \$1 "*) ;; *) return 1 ;; esac; }
 ks() { # NAME TRACE
+	only \$1 || return 0
 	w untraced
 	echo "trace b \$2" > \$C || { echo "@@FAIL kstats \$1"; return; }
 	for r in \$(seq 1 $ROUNDS); do w \$1; done
@@ -211,6 +217,7 @@ ks() { # NAME TRACE
 	echo "remove b" > \$C
 }
 bt() { # NAME PROGRAM
+	only \$1 || return 0
 	w untraced
 	bpftrace -e "\$2" >/tmp/bt.out 2>&1 &
 	pid=\$!
@@ -222,7 +229,31 @@ bt() { # NAME PROGRAM
 	sleep 2
 	if kill -0 \$pid 2>/dev/null; then
 		for r in \$(seq 1 $ROUNDS); do w \$1; done
-		kill -INT \$pid; wait \$pid
+		case "\$2" in *"@n = count"*)
+			# Its stacks would be named as it exits (minutes under
+			# TCG): it prints its count as btdone exits, and is killed.
+			/tmp/btdone
+			for i in \$(seq 1 150); do
+				grep -q '^@n: ' /tmp/bt.out && break
+				sleep 0.2
+			done
+			kill -KILL \$pid; wait \$pid 2>/dev/null
+			echo "@@BT \$1 hist_count \$(sed -n 's/^@n: //p' /tmp/bt.out | tail -n1)"
+			return ;;
+		esac
+		kill -INT \$pid
+		# bpftrace 0.17 may never exit after SIGINT (issue 38): bounded.
+		for i in \$(seq 1 300); do
+			kill -0 \$pid 2>/dev/null || break
+			sleep 0.2
+		done
+		if kill -0 \$pid 2>/dev/null; then
+			kill -KILL \$pid; wait \$pid 2>/dev/null
+			echo "@@FAIL bpftrace \$1: still running 60 s after SIGINT, killed"
+			echo "@@BT \$1 hist_count 0"
+			return
+		fi
+		wait \$pid
 		echo "@@BT \$1 hist_count \$(grep -E '^\[' /tmp/bt.out | sed 's/.*)//' | awk '{s += \$1} END {print s + 0}')"
 	else
 		echo "@@FAIL bpftrace \$1: \$(head -c 600 /tmp/bt.out | tr '\n' ' ')"
@@ -233,9 +264,15 @@ ks ks-nogap "start \$F gap off"
 ks ks-kretprobe "start \$F method kretprobe"
 ks ks-tracepoint "start __tracepoint_sys_enter end __tracepoint_sys_exit"
 ks ks-keyustack "start \$F key ustack"
+ks ks-keyboth "start \$F key kstack,ustack"
 bt bt-kfunc "kfunc:\$KF { @s[tid] = nsecs; } kretfunc:\$KF /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
 bt bt-kretprobe "kprobe:\$F { @s[tid] = nsecs; } kretprobe:\$F /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
-bt bt-ustack "kfunc:\$KF { @s[tid] = nsecs; } kretfunc:\$KF /@s[tid]/ { @h[ustack] = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+# @n: its events, counted so that its probes can be checked without
+# printing the stacks (a per-CPU count: tens of instructions of its
+# thousands; the other programs' hist count is read from @h).
+cp /bin/true /tmp/btdone
+bt bt-ustack "kfunc:\$KF { @s[tid] = nsecs; } kretfunc:\$KF /@s[tid]/ { @h[ustack] = hist(nsecs - @s[tid]); @n = count(); delete(@s[tid]); } tracepoint:sched:sched_process_exit /comm == \"btdone\"/ { print(@n); }"
+bt bt-both "kfunc:\$KF { @s[tid] = nsecs; } kretfunc:\$KF /@s[tid]/ { @h[kstack, ustack] = hist(nsecs - @s[tid]); @n = count(); delete(@s[tid]); } tracepoint:sched:sched_process_exit /comm == \"btdone\"/ { print(@n); }"
 bt bt-tracepoint "tracepoint:raw_syscalls:sys_enter /args->id == 39/ { @s[tid] = nsecs; } tracepoint:raw_syscalls:sys_exit /args->id == 39 && @s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
 w untraced
 exit 0
@@ -302,7 +339,9 @@ for ks, bt, name, bname in (("default", "kfunc", "default (%s)" % method, "kfunc
                             ("kretprobe", "kretprobe", "kretprobe", "kprobe/kretprobe + hist()"),
                             ("tracepoint", "tracepoint", "tracepoint pair", "tracepoint pair + hist()"),
                             ("keyustack", "ustack", "key ustack (%s)" % method,
-                             "kfunc + @[ustack] = hist()")):
+                             "kfunc + @[ustack] = hist()"),
+                            ("keyboth", "both", "key kstack,ustack (%s)" % method,
+                             "kfunc + @[kstack, ustack] = hist()")):
     kv, bv = w.get("ks-" + ks), w.get("bt-" + bt)
     kt = st.median(kv) - base if kv else None
     bta = st.median(bv) - base if bv else None
