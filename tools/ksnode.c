@@ -1135,15 +1135,23 @@ static bool is_offset(const char *s, const char *end)
 
 void ks_fold_frame(char *buf, size_t len, const char *frame)
 {
-	/* "sym+0x9/0x40 [mod]": the symbol ends at the first blank. */
-	const char *end = frame + strcspn(frame, " ");
-	const char *plus = end;
+	/*
+	 * "sym+0x9/0x40 [mod]": the offset is the last "+0xOFF/0xSIZE"
+	 * word; a C++ name before it may hold blanks ("f(int, char)").
+	 */
+	const char *plus = NULL, *end = NULL, *p;
 	size_t o;
 
-	while (plus > frame && *plus != '+')
-		plus--;
-	if (*plus != '+' || plus == frame || !is_offset(plus, end))
-		plus = end;
+	for (p = frame; (p = strchr(p, '+')); p++) {
+		const char *e = p + strcspn(p, " ");
+
+		if (p > frame && is_offset(p, e)) {
+			plus = p;
+			end = e;
+		}
+	}
+	if (!plus)
+		plus = end = frame + strlen(frame);
 	o = clean_copy(buf, len, frame, plus - frame);
 	clean_copy(buf + o, len - o, end, strlen(end));
 }

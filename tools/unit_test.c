@@ -22,6 +22,7 @@
 
 #include "flamesvg.h"
 #include "ksyms.h"
+#include "usyms.h"
 #include "kstats.h"
 
 static int passed, failed;
@@ -806,6 +807,15 @@ static void test_fold_frame(void)
 	EQ_STR(b, "a_b [m_n]");
 	ks_fold_frame(b, sizeof(b), "x\ny\tz");
 	EQ_STR(b, "x_y_z");
+	/* A demangled C++ name holds blanks, and may hold a '+'. */
+	ks_fold_frame(b, sizeof(b), "ns::f(int, char const*)+0x1c/0x40");
+	EQ_STR(b, "ns::f(int, char const*)");
+	ks_fold_frame(b, sizeof(b), "V::operator+(V const&)+0x8/0x20");
+	EQ_STR(b, "V::operator+(V const&)");
+	ks_fold_frame(b, sizeof(b), "libc.so.6+0x2a1c0");
+	EQ_STR(b, "libc.so.6+0x2a1c0");
+	ks_fold_frame(b, sizeof(b), "+0x1/0x2");
+	EQ_STR(b, "+0x1/0x2");
 }
 
 /* Occurrences of @needle in @hay. */
@@ -819,6 +829,40 @@ static int count_str(const char *hay, const char *needle)
 }
 
 /* Frames tell their kind by name and level: the palette follows. */
+/* std::terminate(), in libstdc++ (linked for usyms.c's demangler). */
+extern void _ZSt9terminatev(void);
+
+/*
+ * User frames named in a live process, this one: a C++ symbol demangled
+ * (the pc: looked up at its address), a C one (a return address: looked
+ * up a byte before), the start given as /proc/self/stat says.
+ */
+static void test_usyms(void)
+{
+	char text[512], err[160];
+	struct ks_keynode k;
+	const char *name;
+
+	snprintf(text, sizeof(text),
+		 "# key ustack:4 keys 8 rows 1 other 0 stacks 1 slowest 0 skipped 0 unit ns\n"
+		 "row total 10 count 1 avg 10 p50 10 p99 10 min 10 max 10\n"
+		 "\tustack tgid %d\n\t\t0x%lx\n\t\t0x%lx\n"
+		 "other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+		 (int)getpid(), (unsigned long)(uintptr_t)&_ZSt9terminatev,
+		 (unsigned long)(uintptr_t)&test_usyms + 1);
+	if (ks_keynode_parse(text, &k, err, sizeof(err))) {
+		CHECK(0, err);
+		return;
+	}
+	EQ_U64(ks_name_user_frames(&k), 0);
+	EQ_U64(k.row[0].part[0].n_frames, 2);
+	name = k.frames[k.row[0].part[0].frame0];
+	CHECK(!strncmp(name, "std::terminate()+0x0/0x", 23), name);
+	name = k.frames[k.row[0].part[0].frame0 + 1];
+	CHECK(!strncmp(name, "test_usyms+0x1/0x", 17), name);
+	ks_keynode_free(&k);
+}
+
 static void test_flame_kind(void)
 {
 	EQ_U64(ks_flame_kind("vfs_read", 0), KS_FK_KERNEL);
@@ -1851,6 +1895,7 @@ int main(int argc, char **argv)
 	test_flame_kind();
 	test_flame_svg();
 	test_ksyms();
+	test_usyms();
 	test_cli();
 	test_lockdown();
 	printf("unit: %d passed, %d failed\n", passed, failed);

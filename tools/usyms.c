@@ -12,6 +12,9 @@
 
 #include "usyms.h"
 
+/* libstdc++'s demangler (cxxabi.h), as bpftrace and perf name C++ code. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
 /* One process's modules, reported once per run of the tool. */
 struct proc_syms {
 	long long tgid;
@@ -146,9 +149,13 @@ static bool name_addr(const struct proc_syms *p, uint64_t addr, bool ret,
 	mod = dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	sym = dwfl_module_addrinfo(m, at, &off, &s, NULL, NULL, NULL);
 	if (sym) {
+		/* Itanium C++ ABI names: anything else is left as it is. */
+		char *plain = !strncmp(sym, "_Z", 2) ? __cxa_demangle(sym, NULL, NULL, NULL) : NULL;
+
 		/* As %pS writes a kernel frame: folding drops +0xOFF/0xSIZE. */
-		snprintf(buf, len, "%s+0x%" PRIx64 "/0x%" PRIx64, sym,
+		snprintf(buf, len, "%s+0x%" PRIx64 "/0x%" PRIx64, plain ? plain : sym,
 			 (uint64_t)off + (addr - at), (uint64_t)s.st_size);
+		free(plain);
 		return true;
 	}
 	base = mod ? strrchr(mod, '/') : NULL;

@@ -12,8 +12,8 @@
 
 /*
  * Name the user frames of @k's rows and slowest samples, in place:
- * "f_wait+0x1c/0x40" (as %pS writes kernel frames) where a symbol holds
- * the address, "libc.so.6+0x1234"
+ * "f_wait+0x1c/0x40" (as %pS writes kernel frames; C++ names demangled)
+ * where a symbol holds the address, "libc.so.6+0x1234"
  * (the module and the offset from its start) where none does, the
  * address as it was where no module holds it. A process that has exited
  * keeps its addresses, and its stacks' note says "exited". Frames after
