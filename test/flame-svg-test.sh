@@ -386,5 +386,17 @@ probe "$T/empty.svg" "$T/empty-probe.svg" "r.push('search=' + search('x'));
 result=$(run "file://$T/empty-probe.svg?s=x")
 echo "empty: ${result:-no result (chromium: $(tail -1 "$T/chrome.log"))}"
 ok test "$result" = "search=null matched=[ ] errors=0"
+# --unit: another tool's folded times, in its unit; refused where it
+# cannot apply, with EX_USAGE (64) and nothing on standard output.
+printf 'a;b 1500\nc 500\n' >"$T/us.folded"
+"$KSTATS" flame --svg --unit us --folded "$T/us.folded" >"$T/us.svg"
+ok grep -q '<title>b (1.5 ms, 75.00%)</title>' "$T/us.svg"
+for bad in "--svg --unit min --folded $T/us.folded" "--svg --unit us --count --folded $T/us.folded" \
+	   "somename --unit us"; do
+	# shellcheck disable=SC2086
+	"$KSTATS" flame $bad >"$T/bad.out" 2>"$T/bad.err"
+	rc=$?
+	ok test "$rc" = 64 -a ! -s "$T/bad.out" -a -s "$T/bad.err"
+done
 echo "flame: $PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

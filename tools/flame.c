@@ -16,7 +16,8 @@
 static int usage_flame(FILE *f)
 {
 	fputs("usage: kstats flame NAME [--count] [--svg [--title TEXT] [--width PX] [--minwidth PX]]\n"
-	      "       kstats flame --svg --folded FILE|- [--count] [--title TEXT] [--width PX] [--minwidth PX]\n"
+	      "       kstats flame --svg --folded FILE|- [--count|--unit U] [--title TEXT] [--width PX]\n"
+	      "                    [--minwidth PX]\n"
 	      "The rows of KEY-NAME as folded stacks for flamegraph.pl or speedscope:\n"
 	      "one line per row, frames root first, then its total (ns) or, with\n"
 	      "--count, its count. Needs a trace with a key, e.g. key kstack.\n"
@@ -24,7 +25,9 @@ static int usage_flame(FILE *f)
 	      "output (hover for figures, click to zoom, Ctrl-F to search), frames\n"
 	      "as wide as their time (--count: their count), narrower than --minwidth\n"
 	      "(0.1 px) left out. --folded FILE draws folded stacks from FILE (- for\n"
-	      "standard input) instead of a trace's; --count says its values are counts.\n", f);
+	      "standard input) instead of a trace's; --count says its values are counts,\n"
+	      "--unit U (ns, us, ms or s; default ns) that they are times in U: bcc's\n"
+	      "offcputime -f writes us.\n", f);
 	return f == stdout ? 0 : EX_USAGE;
 }
 
@@ -69,6 +72,7 @@ int cmd_flame(int argc, char **argv)
 		{ "title", required_argument, NULL, 't' },
 		{ "width", required_argument, NULL, 'w' },
 		{ "minwidth", required_argument, NULL, 'm' },
+		{ "unit", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -98,12 +102,23 @@ int cmd_flame(int argc, char **argv)
 				return err_exit(EX_USAGE, "--minwidth %s: not a number of px from 0 to 1000",
 						optarg);
 			break;
+		case 'u':
+			o.ns_per_value = !strcmp(optarg, "ns") ? 1 : !strcmp(optarg, "us") ? 1000 :
+					 !strcmp(optarg, "ms") ? 1000000 :
+					 !strcmp(optarg, "s") ? 1000000000 : 0;
+			if (!o.ns_per_value)
+				return err_exit(EX_USAGE, "--unit %s: expected ns, us, ms or s", optarg);
+			break;
 		case 'h': return usage_flame(stdout);
 		default: bad_option(argv, opt); return usage_flame(stderr);
 		}
 	}
 	if ((o.title || o.width || o.minwidth != KS_FLAME_MINWIDTH || folded) && !svg)
 		return err_exit(EX_USAGE, "flame: --folded, --title, --width and --minwidth draw: add --svg");
+	if (o.ns_per_value && !folded)
+		return err_exit(EX_USAGE, "flame: --unit is for --folded FILE (a trace's times are ns)");
+	if (o.ns_per_value && o.count)
+		return err_exit(EX_USAGE, "flame: --count and --unit: values are counts or times, not both");
 	if (folded) {
 		if (optind != argc)
 			return err_exit(EX_USAGE, "flame --folded %s takes no NAME: '%s' too",

@@ -331,15 +331,17 @@ static void put_grouped(FILE *f, uint64_t v)
 }
 
 /* A frame's figures: "1.234567 ms" (exact) or "5 samples". */
-static void put_value(FILE *f, uint64_t v, bool count)
+static void put_value(FILE *f, uint64_t v, const struct ks_flame_opts *o)
 {
 	char b[48];
 
-	if (count) {
+	if (o->count) {
 		put_grouped(f, v);
 		fputs(v == 1 ? " sample" : " samples", f);
 		return;
 	}
+	if (o->ns_per_value > 1)
+		v = v > UINT64_MAX / o->ns_per_value ? UINT64_MAX : v * o->ns_per_value;
 	ks_fmt(b, sizeof(b), v, KS_AUTO);
 	fprintf(f, "%s %s", b, ks_unit_name(ks_unit_auto(v)));
 }
@@ -661,7 +663,7 @@ int ks_flame_svg(FILE *f, const char *folded, const struct ks_flame_opts *o,
 			fprintf(f, "<g class=\"w%u\"><title>", t[i].level);
 		xml_put(f, name, strlen(name));
 		fputs(" (", f);
-		put_value(f, t[i].value, o->count);
+		put_value(f, t[i].value, o);
 		fprintf(f, ", %.2f%%)</title>", 100.0 * t[i].value / t[0].value);
 		fprintf(f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"rx=\"2\" ry=\"2\"/>", x, y, w, FRAMEHEIGHT - 1, fill);

@@ -41,7 +41,8 @@ enum ks_fkind ks_flame_kind(const char *frame, unsigned int level);
 struct ks_flame_opts {
 	const char *title;	/* the heading; NULL: "Flame Graph" */
 	const char *subtitle;	/* a second line; NULL: none */
-	bool count;		/* VALUEs are counts; else times in ns */
+	bool count;		/* VALUEs are counts; else times */
+	uint64_t ns_per_value;	/* times: VALUE's unit in ns (0: 1, ns) */
 	unsigned int width;	/* px; 0: 1200 */
 	double minwidth;	/* px; narrower frames are left out (0.1) */
 };

@@ -914,6 +914,13 @@ static void test_flame_svg(void)
 	CHECK(strstr(out, "<title>all (2 us, 100.00%)</title>") != NULL, "2000 ns: %s", out);
 	CHECK(strstr(out, ">sub</text>") != NULL, "subtitle");
 	free(out);
+	/* --unit us: another tool's folded times (offcputime -f). */
+	o.ns_per_value = 1000;
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "x;y 1500\nz 500\n", &o, err, sizeof(err)));
+	CHECK(strstr(out, "<title>y (1.5 ms, 75.00%)</title>") != NULL, "1500 us: %s", out);
+	free(out);
+	o.ns_per_value = 0;
 
 	/* Hostile names: escaped, control bytes and broken UTF-8 as \xHH. */
 	o.subtitle = NULL;
