@@ -332,6 +332,10 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 			return ks_why(req, why,
 				      "key %s:%s: only kstack, end-kstack, ustack, waker-kstack and waker-ustack take a depth",
 				      part, colon);
+		if (colon && strchr(colon, ':'))
+			return ks_why(req, why,
+				      "key %s:%s: a stack takes one suffix, its depth (%s:1..%d)",
+				      part, colon, part, KS_DEPTH_MAX);
 		if (colon && (kstrtouint(colon, 10, &depth) || !depth ||
 			      depth > KS_DEPTH_MAX))
 			return ks_why(req, why, "key %s:%s: depth must be 1..%d",

@@ -37,6 +37,8 @@ REFUSALS = [
      "key ustack: a run-queue wait's task is off its CPU"),
     ("trace r1 start syscall:getppid key ustack:0", "Invalid argument",
      "key ustack:0: depth must be 1..32"),
+    ("trace r3 start syscall:getppid key ustack:16:log2", "Invalid argument",
+     "key ustack:16:log2: a stack takes one suffix, its depth (ustack:1..32)"),
     ("trace r2 start syscall:getppid key waker-ustack", "Invalid argument",
      "key waker-ustack: only an off-CPU wait has a waker"),
 ]
