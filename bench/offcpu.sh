@@ -8,8 +8,13 @@
 #   kstats     trace NAME offcpu                       (no key)
 #   comm       trace NAME offcpu key comm
 #   stacks     trace NAME offcpu key kstack,waker-kstack
+#   ustack     trace NAME offcpu key ustack      (pingpong: -O2, glibc's
+#              read and write; the walk, its search for a frameless
+#              caller and the stack table)
+#   kustack    trace NAME offcpu key kstack,ustack  (offcputime's view)
 #   bpftrace   bench/offcpu.bt: the same waits on sched_switch, summed by
 #              the blocked kstack (Debian 12's bpftrace has no offcputime)
+#   btustack   the same summed by the blocked ustack
 # Cost: each run's round trip over the untraced one of its round, in the
 # fastest block of 100 (the least disturbed by the host), median of the
 # rounds. Parity: one more run with a kstats trace (comm pingpong) and
@@ -29,8 +34,8 @@ D=/sys/kernel/debug/kstats
 insmod /ks/kstats.ko || exit 1
 # bpftrace in the background until its probe runs on CPU 0, where
 # pingpong runs (it says "Attaching" before it has): BT=its pid.
-bt_start() { # OUT
-	bpftrace /ks/offcpu.bt >\$1 2>&1 &
+bt_start() { # OUT [SCRIPT]
+	bpftrace \${2:-/ks/offcpu.bt} >\$1 2>&1 &
 	BT=\$!
 	for i in \$(seq 1 300); do
 		grep -q '^ready' \$1 && break
@@ -48,11 +53,16 @@ kst() { # TAG WORDS: a run under "trace o offcpu WORDS"
 	echo "@@CHECK \$1 \$(grep -a -e '^# trace' -e '^# samples' \$D/o | tr '\n' ' ')" >&2
 	echo "remove o" > \$C
 }
+sed 's/= kstack;/= ustack;/' /ks/offcpu.bt > /tmp/offcpu_ustack.bt
 for r in \$(seq 1 $ROUNDS); do
 	line="\$(/ks/pingpong $PN untraced) \$(kst kstats '') \$(kst comm 'key comm')"
 	line="\$line \$(kst stacks 'key kstack,waker-kstack')"
+	line="\$line \$(kst ustack 'key ustack') \$(kst kustack 'key kstack,ustack')"
 	bt_start /tmp/bt.out
 	line="\$line \$(/ks/pingpong $PN bpftrace)"
+	bt_stop
+	bt_start /tmp/btu.out /tmp/offcpu_ustack.bt
+	line="\$line \$(/ks/pingpong $PN btustack)"
 	bt_stop
 	echo "@@OC \$line"
 done
@@ -72,7 +82,7 @@ GUEST
 	rm -f "$script"
 	grep -a '^@@CHECK' "$LOG" | sed "s/^@@CHECK/check $k/" || true
 	echo "== $k off-CPU traces, pipe ping-pong: $PN round trips a run, median of $ROUNDS rounds; base: untraced, same round"
-	for m in kstats comm stacks bpftrace; do
+	for m in kstats comm stacks ustack kustack bpftrace btustack; do
 		ks_bench_values "$LOG" OC "v[\"${m}_fast_ns\"] / v[\"untraced_fast_ns\"]" |
 			ks_bench_figure "$k" "offcpu.${m}_vs_untraced" ratio
 	done
