@@ -298,7 +298,8 @@ int keynode_svg(FILE *f, const char *what, const char *name,
 
 	if (!m)
 		return err_exit(EX_OSERR, "flame %s: %s", name, strerror(errno));
-	if (ks_fold(m, k, o->count) < 0) {
+	/* With user frames, kernel frames are marked for their palette. */
+	if (ks_fold_marked(m, k, o->count, ks_keynode_has_user(k)) < 0) {
 		fclose(m);
 		free(folded);
 		return no_key(name);

@@ -28,7 +28,13 @@
 #define YPAD2		(FONTSIZE * 2 + 10)	/* the details line */
 #define YPAD3		(FONTSIZE * 2)		/* the subtitle */
 
-enum ks_fkind ks_flame_kind(const char *frame, unsigned int level)
+/* Whether @frame ends in flamegraph.pl's kernel annotation, "_[k]". */
+static bool kernel_mark(const char *frame, size_t len)
+{
+	return len > KS_KMARK_LEN && !memcmp(frame + len - KS_KMARK_LEN, KS_KMARK, KS_KMARK_LEN);
+}
+
+enum ks_fkind ks_flame_kind(const char *frame, unsigned int level, bool marked)
 {
 	if (!strcmp(frame, "--"))
 		return KS_FK_SEP;
@@ -36,7 +42,12 @@ enum ks_fkind ks_flame_kind(const char *frame, unsigned int level)
 		return KS_FK_OTHER;
 	if (level)
 		return KS_FK_CHAIN;
-	/* kstats' stacks are kernel stacks (kstack, end-kstack). */
+	/*
+	 * Marked input (user and kernel frames): unmarked frames are the
+	 * user's. Else kstats' stacks are kernel stacks (kstack, end-kstack).
+	 */
+	if (marked && !kernel_mark(frame, strlen(frame)))
+		return KS_FK_USER;
 	return KS_FK_KERNEL;
 }
 
@@ -600,7 +611,7 @@ int ks_flame_svg(FILE *f, const char *folded, const struct ks_flame_opts *o,
 	struct fnode *t = NULL;
 	size_t nl, nn = 0, i;
 	char *buf = NULL;
-	bool chain = false;
+	bool chain = false, marked = false;
 	double scale;
 	int drawn = -1;
 
@@ -628,6 +639,8 @@ int ks_flame_svg(FILE *f, const char *folded, const struct ks_flame_opts *o,
 			depthmax = t[i].depth;
 		if (t[i].level)
 			chain = true;
+		if (i && kernel_mark(t[i].name, t[i].len))
+			marked = true;
 	}
 	height = top + (depthmax + 1) * FRAMEHEIGHT + YPAD2;
 	put_head(f, o, title, width, height, chain);
@@ -642,7 +655,9 @@ int ks_flame_svg(FILE *f, const char *folded, const struct ks_flame_opts *o,
 
 		if (!t[i].drawn)
 			continue;
-		name = display_name(t[i].name, t[i].len);
+		/* A kernel frame's mark picks its palette; it is not shown. */
+		name = display_name(t[i].name, t[i].len -
+				    (i && kernel_mark(t[i].name, t[i].len) ? KS_KMARK_LEN : 0));
 		if (!name) {
 			drawn = fail(err, errlen, "out of memory");
 			goto out;
@@ -650,7 +665,7 @@ int ks_flame_svg(FILE *f, const char *folded, const struct ks_flame_opts *o,
 		if (i) {
 			char *raw = strndup(t[i].name, t[i].len);
 
-			kind = raw ? ks_flame_kind(raw, t[i].level) : KS_FK_KERNEL;
+			kind = raw ? ks_flame_kind(raw, t[i].level, marked) : KS_FK_KERNEL;
 			free(raw);
 		} else {
 			kind = KS_FK_ROOT;

@@ -33,10 +33,16 @@ enum ks_fkind {
 
 /*
  * The kind of @frame (as folded: no ';'), @level "--" frames above the
- * root (0: the stack's own side). The one place that tells frames apart:
- * user stacks add their test here.
+ * root (0: the stack's own side). The one place that tells frames apart.
+ * @marked: the graph marks its kernel frames "_[k]" (flamegraph.pl's
+ * annotation, as kstats flame --svg does with user stacks and perf's
+ * stackcollapse-perf.pl --kernel), so unmarked frames are user frames.
  */
-enum ks_fkind ks_flame_kind(const char *frame, unsigned int level);
+enum ks_fkind ks_flame_kind(const char *frame, unsigned int level, bool marked);
+
+/* flamegraph.pl's annotation of a kernel frame, dropped from its label. */
+#define KS_KMARK	"_[k]"
+#define KS_KMARK_LEN	4
 
 struct ks_flame_opts {
 	const char *title;	/* the heading; NULL: "Flame Graph" */

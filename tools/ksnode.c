@@ -1177,6 +1177,20 @@ static void put_frame(FILE *f, bool *first, const char *s)
 }
 
 /*
+ * A kernel frame; with @marks, annotated "_[k]" as perf's
+ * stackcollapse-perf.pl --kernel and flamegraph.pl mark kernel frames.
+ */
+static void put_kframe(FILE *f, bool *first, const char *frame, bool marks)
+{
+	char fr[2048];
+
+	ks_fold_frame(fr, sizeof(fr) - 4, frame);
+	if (marks)
+		strcat(fr, "_[k]");
+	put_frame(f, first, fr);
+}
+
+/*
  * A user stack's frames into a folded line, root (main) first, or leaf
  * first when @upside_down; its note ("[kernel thread]") when it has none.
  */
@@ -1206,7 +1220,7 @@ static void fold_user(FILE *f, const struct ks_keynode *k,
  * frames), then who it was.
  */
 static void fold_waker(FILE *f, const struct ks_keynode *k,
-		       const struct ks_krow *row, bool *first)
+		       const struct ks_krow *row, bool marks, bool *first)
 {
 	const struct ks_kval *st = kval_get(row->part, row->n_parts, KS_KP_WAKER_KSTACK);
 	const struct ks_kval *ust = kval_get(row->part, row->n_parts, KS_KP_WAKER_USTACK);
@@ -1219,10 +1233,8 @@ static void fold_waker(FILE *f, const struct ks_keynode *k,
 	if (!st && !ust && !comm && !pid && !cg)
 		return;
 	put_frame(f, first, "--");
-	for (j = 0; st && j < st->n_frames; j++) {
-		ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
-		put_frame(f, first, fr);
-	}
+	for (j = 0; st && j < st->n_frames; j++)
+		put_kframe(f, first, k->frames[st->frame0 + j], marks);
 	fold_user(f, k, ust, true, first);
 	if (comm) {
 		clean_copy(fr, sizeof(fr), comm->comm, strlen(comm->comm));
@@ -1240,7 +1252,8 @@ static void fold_waker(FILE *f, const struct ks_keynode *k,
 }
 
 /* A row's frames, as one folded line without its value, in @f. */
-static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *row)
+static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *row,
+		     bool marks)
 {
 	const struct ks_kval *st;
 	bool first = true;
@@ -1273,19 +1286,15 @@ static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *
 	 */
 	fold_user(f, k, kval_get(row->part, row->n_parts, KS_KP_USTACK), false, &first);
 	st = kval_get(row->part, row->n_parts, KS_KP_KSTACK);
-	for (j = st ? st->n_frames : 0; j-- > 0; ) {
-		ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
-		put_frame(f, &first, fr);
-	}
+	for (j = st ? st->n_frames : 0; j-- > 0; )
+		put_kframe(f, &first, k->frames[st->frame0 + j], marks);
 	st = kval_get(row->part, row->n_parts, KS_KP_END_KSTACK);
 	if (st) {
 		put_frame(f, &first, "--");
-		for (j = st->n_frames; j-- > 0; ) {
-			ks_fold_frame(fr, sizeof(fr), k->frames[st->frame0 + j]);
-			put_frame(f, &first, fr);
-		}
+		for (j = st->n_frames; j-- > 0; )
+			put_kframe(f, &first, k->frames[st->frame0 + j], marks);
 	}
-	fold_waker(f, k, row, &first);
+	fold_waker(f, k, row, marks, &first);
 }
 
 struct folded {
@@ -1309,7 +1318,22 @@ static int folded_row_cmp(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
+bool ks_keynode_has_user(const struct ks_keynode *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->n_key; i++)
+		if (k->key_part[i] == KS_KP_USTACK || k->key_part[i] == KS_KP_WAKER_USTACK)
+			return true;
+	return false;
+}
+
 int ks_fold(FILE *f, const struct ks_keynode *k, bool count)
+{
+	return ks_fold_marked(f, k, count, false);
+}
+
+int ks_fold_marked(FILE *f, const struct ks_keynode *k, bool count, bool marks)
 {
 	struct folded *fl;
 	size_t r, n = 0;
@@ -1326,7 +1350,7 @@ int ks_fold(FILE *f, const struct ks_keynode *k, bool count)
 
 		if (!m)
 			break;
-		fold_row(m, k, &k->row[r]);
+		fold_row(m, k, &k->row[r], marks);
 		if (fclose(m))
 			break;
 		fl[n].value = count ? k->row[r].st.count : k->row[r].st.total;

@@ -236,6 +236,14 @@ void ks_keynode_free(struct ks_keynode *k);
  * has no key (nothing is written).
  */
 int ks_fold(FILE *f, const struct ks_keynode *k, bool count);
+/*
+ * ks_fold(), with the kernel frames marked "_[k]" when @marks (as
+ * stackcollapse-perf.pl --kernel writes them): an SVG of user and kernel
+ * frames tells them apart by it (ks_flame_kind()).
+ */
+int ks_fold_marked(FILE *f, const struct ks_keynode *k, bool count, bool marks);
+/* Whether @k's key has a user stack part (ustack, waker-ustack). */
+bool ks_keynode_has_user(const struct ks_keynode *k);
 /* Whether @k's rows can be Prometheus series: a key, and no stack part. */
 bool ks_keynode_labels_ok(const struct ks_keynode *k);
 /*

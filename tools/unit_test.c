@@ -865,13 +865,19 @@ static void test_usyms(void)
 
 static void test_flame_kind(void)
 {
-	EQ_U64(ks_flame_kind("vfs_read", 0), KS_FK_KERNEL);
-	EQ_U64(ks_flame_kind("kst_write [kstats_test_target]", 0), KS_FK_KERNEL);
-	EQ_U64(ks_flame_kind("--", 0), KS_FK_SEP);
-	EQ_U64(ks_flame_kind("--", 1), KS_FK_SEP);
-	EQ_U64(ks_flame_kind("try_to_wake_up", 1), KS_FK_CHAIN);
-	EQ_U64(ks_flame_kind("try_to_wake_up", 2), KS_FK_CHAIN);
-	EQ_U64(ks_flame_kind("[other]", 0), KS_FK_OTHER);
+	EQ_U64(ks_flame_kind("vfs_read", 0, false), KS_FK_KERNEL);
+	EQ_U64(ks_flame_kind("kst_write [kstats_test_target]", 0, false), KS_FK_KERNEL);
+	EQ_U64(ks_flame_kind("--", 0, false), KS_FK_SEP);
+	EQ_U64(ks_flame_kind("--", 1, false), KS_FK_SEP);
+	EQ_U64(ks_flame_kind("try_to_wake_up", 1, false), KS_FK_CHAIN);
+	EQ_U64(ks_flame_kind("try_to_wake_up", 2, false), KS_FK_CHAIN);
+	EQ_U64(ks_flame_kind("[other]", 0, false), KS_FK_OTHER);
+	/* Marked: "_[k]" frames are the kernel's, the others the user's. */
+	EQ_U64(ks_flame_kind("vfs_read_[k]", 0, true), KS_FK_KERNEL);
+	EQ_U64(ks_flame_kind("main", 0, true), KS_FK_USER);
+	EQ_U64(ks_flame_kind("_[k]", 0, true), KS_FK_USER);
+	EQ_U64(ks_flame_kind("--", 0, true), KS_FK_SEP);
+	EQ_U64(ks_flame_kind("writer", 1, true), KS_FK_CHAIN);
 }
 
 /*
@@ -913,6 +919,16 @@ static void test_flame_svg(void)
 	CHECK(strstr(out, "<title>y (1.5 us, 75.00%)</title>") != NULL, "1500 ns: %s", out);
 	CHECK(strstr(out, "<title>all (2 us, 100.00%)</title>") != NULL, "2000 ns: %s", out);
 	CHECK(strstr(out, ">sub</text>") != NULL, "subtitle");
+	free(out);
+	/* Marked kernel frames: orange, the mark not shown; the rest red. */
+	o.ns_per_value = 0;
+	out = NULL;
+	CAPTURE(out, n = ks_flame_svg(f, "main;f;read_[k];schedule_[k] 5\n", &o, err, sizeof(err)));
+	EQ_U64(n, 5);
+	EQ_U64(count_str(out, "<g class=\"u\">"), 2);
+	EQ_U64(count_str(out, "<g class=\"k\">"), 2);
+	CHECK(strstr(out, "<title>read (5 ns, 100.00%)</title>") && !strstr(out, "_[k]"),
+	      "marks dropped: %s", out);
 	free(out);
 	/* --unit us: another tool's folded times (offcputime -f). */
 	o.ns_per_value = 1000;
@@ -1156,6 +1172,15 @@ static void test_fold(void)
 		    "entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_clock_nanosleep;"
 		    "common_nsleep;hrtimer_nanosleep;do_nanosleep;schedule;__schedule;"
 		    "--;[interrupt] 8\n");
+	free(out);
+	/* Marked for the SVG: the kernel frames, the waker's too, "_[k]". */
+	CHECK(ks_keynode_has_user(&k), "a ustack key has user frames");
+	out = NULL;
+	CAPTURE(out, n = ks_fold_marked(f, &k, true, true));
+	EQ_U64(n, 2);
+	CHECK(strstr(out, "0x43c07c;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];") &&
+	      strstr(out, "__schedule_[k];--;0x43c11f;"), "%s", out);
+	EQ_U64(count_str(out, "_[k]"), 7 + 8);
 	free(out);
 	ks_keynode_free(&k);
 
