@@ -44,6 +44,11 @@ REFUSALS = [
 ]
 
 
+# The SVG's frames by palette class ("u:main", "k:schedule"), one line.
+SVG_KINDS = ("echo \"@@SVGKINDS $($K flame up --svg | grep -o '<g class=.[uk].><title>[A-Za-z0-9_]*' |"
+             " sed 's/<g class=.\\(.\\).><title>/\\1:/' | sort -u | tr '\\n' ' ')\"")
+
+
 def gen(path, series="", arch="x86_64"):
     # The arm64 guests have no tool (it links libdw, built for the host):
     # their frames are named here, from the program's symbols.
@@ -102,6 +107,7 @@ start_prog pipe %(w)d
 ctl "stop up"
 show KEY-up
 tool flame up --count
+%(svgkinds)s
 stop_prog
 ctl "remove up"
 step kthread
@@ -112,7 +118,7 @@ show KEY-uk
 show uk
 ctl "remove uk"
 step refusals
-""" % {"w": WAITS}
+""" % {"w": WAITS, "svgkinds": SVG_KINDS if tool else ""}
     for line, _, _ in REFUSALS:
         script += 'ctl "%s"\n' % line
     script += "step done\n"
@@ -315,6 +321,11 @@ def check(logpath):
             str(stacks))
     r.check(node and node["other"]["count"] == 0, "off-CPU: no wait in other",
             str(node and node["other"]))
+    kinds = next((l.split()[1:] for l in st if l.startswith("@@SVGKINDS")), [])
+    r.check(not tool or ({"u:main", "u:wait_outer", "u:wait_inner", "k:schedule"} <= set(kinds)
+                         and not {"k:main", "k:wait_outer", "u:schedule"} & set(kinds)),
+            "flame --svg: the program's frames in the user palette, schedule in the kernel's",
+            str(kinds))
 
     # Kernel threads have no user stack: one documented row, nothing lost.
     st = steps["kthread"]
