@@ -209,42 +209,23 @@ static u8 ks_btf_bits(u32 size)
 }
 
 /*
- * How a register holding a value of type @id is read: through typedefs
- * and qualifiers to an int, bool, enum or pointer. Anything else (void,
- * a struct, a float, an int of 128 bits) is bits 0.
+ * Type @id through typedefs and qualifiers: the id of what it names, 0
+ * for void; -EINVAL past KS_BTF_DEPTH_MAX or for an unknown id.
  */
-static int ks_btf_resolve(const struct ks_btf *b, u32 id, struct ks_btf_type *out)
+static int ks_btf_strip(const struct ks_btf *b, u32 id, u32 *out)
 {
 	unsigned int depth;
 
-	out->bits = 0;
-	out->is_signed = false;
 	for (depth = 0; depth < KS_BTF_DEPTH_MAX; depth++) {
 		const struct btf_type *t = ks_btf_type(b, id);
-		u32 enc;
 
-		if (!id)
-			return 0;	/* void */
+		if (!id) {
+			*out = 0;
+			return 0;
+		}
 		if (!t)
 			return -EINVAL;
 		switch (BTF_INFO_KIND(t->info)) {
-		case BTF_KIND_INT:
-			/* ks_btf_walk() checked that the u32 is there. */
-			enc = *(const u32 *)(t + 1);
-			if (BTF_INT_OFFSET(enc))
-				return 0;
-			out->bits = ks_btf_bits(t->size);
-			out->is_signed = (BTF_INT_ENCODING(enc) & BTF_INT_SIGNED) &&
-					 !(BTF_INT_ENCODING(enc) & BTF_INT_BOOL);
-			return 0;
-		case BTF_KIND_ENUM:
-		case BTF_KIND_ENUM64:
-			out->bits = ks_btf_bits(t->size);
-			out->is_signed = BTF_INFO_KFLAG(t->info);
-			return 0;
-		case BTF_KIND_PTR:
-			out->bits = BITS_PER_LONG;
-			return 0;
 		case BTF_KIND_TYPEDEF:
 		case BTF_KIND_VOLATILE:
 		case BTF_KIND_CONST:
@@ -253,10 +234,52 @@ static int ks_btf_resolve(const struct ks_btf *b, u32 id, struct ks_btf_type *ou
 			id = t->type;
 			continue;
 		default:
+			*out = id;
 			return 0;
 		}
 	}
-	return -EINVAL;		/* a chain too long, or a loop */
+	return -EINVAL;
+}
+
+/*
+ * How a register holding a value of type @id is read: through typedefs
+ * and qualifiers to an int, bool, enum or pointer. Anything else (void,
+ * a struct, a float, an int of 128 bits) is bits 0.
+ */
+static int ks_btf_resolve(const struct ks_btf *b, u32 id, struct ks_btf_type *out)
+{
+	const struct btf_type *t;
+	u32 enc;
+
+	out->bits = 0;
+	out->is_signed = false;
+	/* A chain too long, or a loop. */
+	if (ks_btf_strip(b, id, &id))
+		return -EINVAL;
+	if (!id)
+		return 0;	/* void */
+	t = ks_btf_type(b, id);
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+		/* ks_btf_walk() checked that the u32 is there. */
+		enc = *(const u32 *)(t + 1);
+		if (BTF_INT_OFFSET(enc))
+			return 0;
+		out->bits = ks_btf_bits(t->size);
+		out->is_signed = (BTF_INT_ENCODING(enc) & BTF_INT_SIGNED) &&
+				 !(BTF_INT_ENCODING(enc) & BTF_INT_BOOL);
+		return 0;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		out->bits = ks_btf_bits(t->size);
+		out->is_signed = BTF_INFO_KFLAG(t->info);
+		return 0;
+	case BTF_KIND_PTR:
+		out->bits = BITS_PER_LONG;
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 /* Adds parameter @name to @out's list of names, "..." once it is full. */
@@ -327,39 +350,6 @@ static int ks_btf_proto(const struct ks_btf *b, u32 proto, unsigned int skip,
 		out->n_params = n;
 	}
 	return 0;
-}
-
-/*
- * Type @id through typedefs and qualifiers: the id of what it names, 0
- * for void; -EINVAL past KS_BTF_DEPTH_MAX or for an unknown id.
- */
-static int ks_btf_strip(const struct ks_btf *b, u32 id, u32 *out)
-{
-	unsigned int depth;
-
-	for (depth = 0; depth < KS_BTF_DEPTH_MAX; depth++) {
-		const struct btf_type *t = ks_btf_type(b, id);
-
-		if (!id) {
-			*out = 0;
-			return 0;
-		}
-		if (!t)
-			return -EINVAL;
-		switch (BTF_INFO_KIND(t->info)) {
-		case BTF_KIND_TYPEDEF:
-		case BTF_KIND_VOLATILE:
-		case BTF_KIND_CONST:
-		case BTF_KIND_RESTRICT:
-		case BTF_KIND_TYPE_TAG:
-			id = t->type;
-			continue;
-		default:
-			*out = id;
-			return 0;
-		}
-	}
-	return -EINVAL;
 }
 
 /* A path's refusal: the reason in @why, -ESRCH (not malformed BTF). */
