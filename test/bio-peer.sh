@@ -27,6 +27,7 @@ mkdir -p "$logs"
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<'GUEST'
+. /ks/bt-guest.sh
 D=/sys/kernel/debug/kstats
 C=$D/_control
 # Files in a tmpfs, nothing left to write back: the root disk stays quiet.
@@ -41,7 +42,9 @@ MARK=4000
 devt() { echo $(( $(stat -c '%t' $1 | sed 's/^/0x/') << 20 | $(stat -c '%T' $1 | sed 's/^/0x/') )); }
 echo "trace bio start block:block_rq_issue end block:block_rq_complete match arg0 key end-kstack:6" > $C ||
 	echo "@@FAIL trace bio"
-bpftrace /ks/bio_peer.bt $(devt /dev/vda) $((MARK * 8)) $(devt /dev/nullb0) > /tmp/bt.out 2>&1 &
+# The read that makes bpftrace print its figures: sector 8 x DUMP.
+DUMP=3000
+bpftrace /ks/bio_peer.bt $(devt /dev/vda) $((MARK * 8)) $(devt /dev/nullb0) $((DUMP * 8)) > /tmp/bt.out 2>&1 &
 bt=$!
 # Until its probes run (bpftrace says "Attaching" before they are): reads
 # of the root disk, not of nullb0, whose requests stay the writes'.
@@ -65,10 +68,12 @@ dd if=/dev/zero of=/dev/nullb0 bs=4096 count=400 oflag=direct 2>/dev/null || ech
 w1=$(awk '{print $5}' /sys/block/nullb0/stat)
 sleep 0.5
 grep -q '^marked' /tmp/bt.out || echo "@@FAIL bpftrace saw no marker"
-kill -INT $bt; wait $bt
-echo "@@BT rc=$?"
+bt_dump /tmp/bt.out dd if=/dev/vda of=/dev/null bs=4096 count=1 skip=$DUMP iflag=direct ||
+	echo "@@FAIL bpftrace printed no figures"
+bt_stop $bt
 echo "@@DEV writes $((w1 - w0))"
-sed 's/^/@@BTOUT /' /tmp/bt.out
+# Up to its "end": what it printed on the dump marker.
+sed -n '1,/^end/p' /tmp/bt.out | sed 's/^/@@BTOUT /'
 echo "@@KS-BEGIN"; cat $D/bio; echo "@@KS-END"
 grep "^bio " $C | sed "s/^/@@LIST /"
 sed "s/^/@@KEY /" $D/KEY-bio
@@ -94,6 +99,6 @@ mount -o remount,rw /
 GUEST
 console=$logs/guest-bio-peer-$k.console
 bash "$TOP/test/lib/rootfs.sh" "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
-	"$TOP/test/bio_peer.bt"
+	"$TOP/test/bio_peer.bt" "$TOP/test/lib/bt-guest.sh"
 rc=$?
 python3 "$TOP/test/bio_peer.py" "$console" "$rc"

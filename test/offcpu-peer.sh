@@ -23,6 +23,7 @@ mkdir -p "$logs"
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<'GUEST'
+. /ks/bt-guest.sh
 C=/sys/kernel/debug/kstats/_control
 T=/sys/kernel/debug/kstats_test_target
 insmod /ks/kstats.ko || echo "@@FAIL insmod kstats"
@@ -46,25 +47,10 @@ kill $hog; wait $hog
 /ks/kstask kstD write $T 'offcpu_thread 1000 20' 'offcpu_idle 1000 20' > /dev/null ||
 	echo "@@FAIL kstD waits"
 # Its counts: printed when a task of comm kstdone switches out.
-for i in $(seq 1 50); do
-	grep -q '^end' /tmp/bt.out && break
-	/ks/kstask kstdone sleep 1 1000 > /dev/null
-	sleep 0.2
-done
+bt_dump /tmp/bt.out
 counts=$(sed -n '/^final/,/^end/p' /tmp/bt.out | sed -n 's/^@\([a-z0-9]*\): \([0-9]*\)$/\1 \2/p' | head -n 4)
 bcount() { echo "$counts" | awk -v m="$1" '$1 == m {print $2; f=1} END {if (!f) print 0}'; }
-kill -INT $bt
-# bpftrace 0.17 at times never exits after SIGINT: 10 s, then SIGKILL.
-for i in $(seq 1 100); do
-	kill -0 $bt 2> /dev/null || break
-	sleep 0.1
-done
-if kill -0 $bt 2> /dev/null; then
-	echo "@@BT hung: no exit 10 s after SIGINT, killed"
-	kill -KILL $bt
-fi
-wait $bt
-echo "@@BT rc=$?"
+bt_stop $bt
 grep -q '^end' /tmp/bt.out || echo "@@FAIL bpftrace printed no counts"
 kv() { awk -v k="$2" '$2 == k {print $3}' /sys/kernel/debug/kstats/$1; }
 echo "@@PEER kstats $(kv p samples) missed $(kv p missed) bpftrace $(bcount sleep)"
@@ -75,7 +61,7 @@ GUEST
 console=$logs/guest-offcpu-peer-$k.console
 bash "$TOP/test/lib/rootfs.sh" "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
 	"$TOP/out/$k/pingpong" "$TOP/out/$k/kstask" "$TOP/test/offcpu_peer.bt" \
-	"$TOP/out/$k/kstats_test_target.ko"
+	"$TOP/out/$k/kstats_test_target.ko" "$TOP/test/lib/bt-guest.sh"
 rc=$?
 p=0 f=0
 check() { # OK WHAT DETAIL

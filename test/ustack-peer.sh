@@ -38,6 +38,7 @@ mkdir -p "$logs"
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<'GUEST'
+. /ks/bt-guest.sh
 D=/sys/kernel/debug/kstats
 C=$D/_control
 insmod /ks/kstats.ko || echo "@@FAIL insmod kstats"
@@ -71,34 +72,18 @@ kv() { awk -v k="$2" '$2 == k {print $3}' $D/$1; }
 echo "@@KS samples $(kv up samples) missed $(kv up missed)"
 # bpftrace's map: printed when a task of comm kstdone switches out, while
 # ustack_prog lives (bpftrace names its frames from /proc/PID).
-for i in $(seq 1 50); do
-	grep -q '^end' /tmp/bt.out && break
-	/ks/kstask kstdone sleep 1 1000 > /dev/null
-	sleep 0.2
-done
-grep -q '^end' /tmp/bt.out || echo "@@FAIL bpftrace printed no stacks"
+bt_dump /tmp/bt.out || echo "@@FAIL bpftrace printed no stacks"
 # The first map printed (kstdone may switch out more than once).
-sed -n '/^final/,/^end/{p;/^end/q}' /tmp/bt.out | sed 's/^/@@BT /'
+sed -n '/^final/,/^end/{p;/^end/q}' /tmp/bt.out | sed 's/^/@@BTMAP /'
 kill $prog
 wait $prog
-kill -INT $bt
-# bpftrace 0.17 at times never exits after SIGINT: 10 s, then SIGKILL.
-for i in $(seq 1 100); do
-	kill -0 $bt 2> /dev/null || break
-	sleep 0.1
-done
-if kill -0 $bt 2> /dev/null; then
-	echo "@@BTHUNG no exit 10 s after SIGINT, killed"
-	kill -KILL $bt
-fi
-wait $bt
-echo "@@BTRC $?"
+bt_stop $bt
 echo "remove up" > $C
 GUEST
 console=$logs/guest-ustack-peer-$k.console
 bash "$TOP/test/lib/rootfs.sh" "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
 	"$TOP/out/$k/ustack_prog" "$TOP/out/$k/kstask" "$TOP/out/tools/kstats" \
-	"$TOP/test/ustack_peer.bt"
+	"$TOP/test/ustack_peer.bt" "$TOP/test/lib/bt-guest.sh"
 rc=$?
 KS_TEST=$TOP/test python3 - "$console" "$rc" "$TOP/out/$k/ustack_prog" <<'PY'
 import os
@@ -206,9 +191,9 @@ check(not [l for l in fails if not l.startswith("@@FAIL bpftrace")],
 # "]: N".
 bt, cur = [], None
 for l in lines:
-    if not l.startswith("@@BT "):
+    if not l.startswith("@@BTMAP "):
         continue
-    l = l[len("@@BT "):]
+    l = l[len("@@BTMAP "):]
     if l == "end":
         break
     if l.startswith("@waits["):
@@ -219,11 +204,11 @@ for l in lines:
     elif cur is not None and l.strip():
         m = re.match(r"^\s*([0-9a-f]+) (\S+)", l)
         cur.append((int(m.group(1), 16), name(m.group(2))) if m else (None, l.strip()))
-hung = any(l.startswith("@@BTHUNG") for l in lines)
-check(("@@BTRC 0" in lines or hung) and
+hung = any(l.startswith("@@BT hung") for l in lines)
+check(("@@BT rc=0" in lines or hung) and
       not any(l.startswith("@@FAIL bpftrace") for l in lines),
       "bpftrace attached, ran and printed its stacks (the peer's failure if not)",
-      str([l for l in lines if l.startswith(("@@BTRC", "@@BTHUNG", "@@FAIL bpftrace"))]))
+      str([l for l in lines if l.startswith(("@@BT rc", "@@BT hung", "@@FAIL bpftrace"))]))
 if hung:
     print("note: the peer's failure, not kstats': bpftrace did not exit 10 s after "
           "SIGINT (after printing its stacks) and was killed")
