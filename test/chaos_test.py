@@ -418,35 +418,45 @@ def modloop(w, end):
             break
 
 
+# A tool run's bound, to tell a hang from a slow op: in the chaos phase
+# other actors' single writes have taken up to 132 s on a loaded host
+# (4 vCPUs of one TCG thread, beside the other guests of the run).
+TOOL_TIMEOUT = 300
+
+
 def toolloop(w, end, soak):
     """The kstats tool: run (sets up, prints, removes), show, list, flame."""
     tool = KS + "/kstats"
+
+    def trun(cmd):
+        return run(cmd, TOOL_TIMEOUT)
+
     i = 0
     while time.monotonic() < end:
         w.pause_point()
         i += 1
         k = i % 5
         if k == 0:
-            rc, out = run([tool, "run", "-d", "1", "kr", "start", "vfs_read"])
+            rc, out = trun([tool, "run", "-d", "1", "kr", "start", "vfs_read"])
             w.note("run.fn", rc, {0})
             if rc == 0 and "kr" not in out:
                 w.fail("kstats run printed no kr: %r" % out[:200])
         elif k == 1:
-            rc, out = run([tool, "run", "-d", "2", "-i", "1", "krq", "start",
+            rc, out = trun([tool, "run", "-d", "2", "-i", "1", "krq", "start",
                            "sched:sched_wakeup", "end", "sched:sched_switch", "key", "comm"])
             w.note("run.runq", rc, {0})
         elif k == 2:
-            rc, out = run([tool, "run", "-d", "1", "kro", "offcpu", "key", "kstack:4"])
+            rc, out = trun([tool, "run", "-d", "1", "kro", "offcpu", "key", "kstack:4"])
             w.note("run.offcpu", rc, {0})
         elif k == 3:
             # Other actors remove traces while list reads them.
-            rc, out = run([tool, "list"])
+            rc, out = trun([tool, "list"])
             w.note("list", rc, {0, 74})
         else:
             ctlname = "sf" if soak else "ctl_f"
-            rc, out = run([tool, "show", ctlname])
+            rc, out = trun([tool, "show", ctlname])
             w.note("show", rc, {0})
-            rc, out = run([tool, "flame", ctlname])
+            rc, out = trun([tool, "flame", ctlname])
             w.note("flame", rc, {0})
         user_load(w)
 
