@@ -8,8 +8,10 @@
  * reads vmlinux's raw BTF where the kernel keeps it, between __start_BTF
  * and __stop_BTF (found in /proc/kallsyms, as symbols.c finds functions;
  * the section is read-only data that lives as long as the kernel), and
- * parses it itself, once, in process context, when a trace is made:
- * nothing here is on a probe's path. The parser trusts nothing in the
+ * parses it itself, in process context, when a trace is made: nothing
+ * here is on a probe's path. vmlinux's is checked and indexed once (an
+ * offset per type, kept until kstats is unloaded); a lookup then reads
+ * its functions' names. The parser trusts nothing in the
  * data: every offset and length is checked against the section, every
  * loop is bounded by the data's size or a constant, and type chains
  * (typedef, const ...) are followed to a bounded depth, without
@@ -147,17 +149,12 @@ static const char *ks_btf_str(const struct ks_btf *b, u32 off)
 /*
  * Walks the type records: counts them (b->off NULL), or fills b->off.
  * Each record is checked to lie inside the section; the walk ends with
- * the section, each step at least a struct btf_type long. Finds the
- * type of kind @kind (FUNC or TYPEDEF) named @func: the type it refers
- * to in *@proto (0: none; a second one of that name that refers to
- * another type is -ENOTUNIQ).
+ * the section, each step at least a struct btf_type long.
  */
-static int ks_btf_walk(struct ks_btf *b, u32 kind, const char *func,
-		       u32 *proto)
+static int ks_btf_walk(struct ks_btf *b)
 {
 	u32 pos = 0, n = 0, extra;
 
-	*proto = 0;
 	while (pos < b->types_len) {
 		const struct btf_type *t;
 
@@ -171,21 +168,40 @@ static int ks_btf_walk(struct ks_btf *b, u32 kind, const char *func,
 		if (b->off)
 			b->off[n] = pos;
 		n++;
-		if (BTF_INFO_KIND(t->info) == kind) {
-			const char *name = ks_btf_str(b, t->name_off);
-
-			if (!name)
-				return -EINVAL;
-			if (!strcmp(name, func)) {
-				if (*proto && *proto != t->type)
-					return -ENOTUNIQ;
-				*proto = t->type;
-			}
-		}
 		pos += sizeof(*t) + extra;
 	}
 	b->n = n;
 	return 0;
+}
+
+/*
+ * The type of kind @kind (FUNC or TYPEDEF) named @name among @b's own
+ * types (not its base's): the type it refers to in *@proto. -ENOENT if
+ * there is none; -ENOTUNIQ if a second one of that name refers to
+ * another type; -EINVAL for a name past the strings.
+ */
+static int ks_btf_find(const struct ks_btf *b, u32 kind, const char *name,
+		       u32 *proto)
+{
+	u32 i;
+
+	*proto = 0;
+	for (i = 0; i < b->n; i++) {
+		const struct btf_type *t = (const struct btf_type *)(b->types + b->off[i]);
+		const char *s;
+
+		if (BTF_INFO_KIND(t->info) != kind)
+			continue;
+		s = ks_btf_str(b, t->name_off);
+		if (!s)
+			return -EINVAL;
+		if (strcmp(s, name))
+			continue;
+		if (*proto && *proto != t->type)
+			return -ENOTUNIQ;
+		*proto = t->type;
+	}
+	return *proto ? 0 : -ENOENT;
 }
 
 /* Type @id, or NULL where there is no such id (0 is void). */
@@ -605,37 +621,64 @@ static u32 ks_btf_tp_named(const struct ks_btf *b, const char *event, u32 proto)
 
 /*
  * Checks @data and finds its types (those of @base first, for a
- * module's split BTF): b->off to kvfree(). A @q of NULL finds nothing.
+ * module's split BTF): b->off to kvfree().
  */
-static int ks_btf_open(const void *data, size_t size, const struct ks_btf_query *q,
-		       const struct ks_btf *base, struct ks_btf *b, u32 *proto)
+static int ks_btf_open(const void *data, size_t size, const struct ks_btf *base,
+		       struct ks_btf *b)
 {
-	static const struct ks_btf_query none = { .func = "" };
-	u32 kind = !q ? BTF_KIND_UNKN : q->tracepoint ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC;
-	char name[KS_BTF_TP_MAX];
 	int err;
 
 	memset(b, 0, sizeof(*b));
 	b->base = base;
-	if (!q)
-		q = &none;
-	if (q->tracepoint &&
-	    snprintf(name, sizeof(name), "btf_trace_%s", q->func) >= sizeof(name))
-		return -ENOENT;
 	err = ks_btf_sections(data, size, b);
 	if (!err)
-		err = ks_btf_walk(b, kind, q->tracepoint ? name : q->func, proto);	/* count */
+		err = ks_btf_walk(b);	/* count */
 	if (err)
 		return err;
-	if (!*proto && kind != BTF_KIND_UNKN)
-		return -ENOENT;
 	b->off = kvmalloc_array(b->n ? b->n : 1, sizeof(*b->off), GFP_KERNEL);
 	if (!b->off)
 		return -ENOMEM;
-	err = ks_btf_walk(b, kind, q->tracepoint ? name : q->func, proto);
+	err = ks_btf_walk(b);
 	if (err) {
 		kvfree(b->off);
 		b->off = NULL;
+	}
+	return err;
+}
+
+/* @q looked up in @b, opened: as ks_btf_parse_query() returns. */
+static int ks_btf_query(const struct ks_btf *b, const struct ks_btf_query *q,
+			struct ks_btf_func *out)
+{
+	char name[KS_BTF_TP_MAX];
+	unsigned int i;
+	u32 proto;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (q->tracepoint &&
+	    snprintf(name, sizeof(name), "btf_trace_%s", q->func) >= sizeof(name))
+		return -ENOENT;
+	err = ks_btf_find(b, q->tracepoint ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC,
+			  q->tracepoint ? name : q->func, &proto);
+	if (!err && q->tracepoint) {
+		const struct btf_type *t;
+
+		/* typedef -> pointer -> prototype (void *ctx, TP_PROTO...). */
+		err = ks_btf_strip(b, proto, &proto);
+		t = ks_btf_type(b, proto);
+		if (!err && (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR))
+			err = -EINVAL;
+		if (!err)
+			proto = ks_btf_tp_named(b, q->func, t->type);
+	}
+	if (!err)
+		err = ks_btf_proto(b, proto, q->tracepoint, out);
+	for (i = 0; !err && i < q->n_fields; i++) {
+		err = ks_btf_path(b, out, q->paths[i], &q->fields[i], q->why,
+				  q->why_size);
+		if (err == -ESRCH && q->bad)
+			*q->bad = i;
 	}
 	return err;
 }
@@ -681,41 +724,19 @@ int ks_btf_parse_split(const void *base, size_t base_size, const void *data,
 		       struct ks_btf_func *out)
 {
 	struct ks_btf b, vmlinux = {};
-	unsigned int i;
-	u32 proto;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (base) {
-		err = ks_btf_open(base, base_size, NULL, NULL, &vmlinux, &proto);
+		err = ks_btf_open(base, base_size, NULL, &vmlinux);
 		if (err)
 			return err;
 	}
-	err = ks_btf_open(data, size, q, base ? &vmlinux : NULL, &b, &proto);
-	if (err) {
-		kvfree(vmlinux.off);
-		return err;
+	err = ks_btf_open(data, size, base ? &vmlinux : NULL, &b);
+	if (!err) {
+		err = ks_btf_query(&b, q, out);
+		kvfree(b.off);
 	}
-	if (q->tracepoint) {
-		const struct btf_type *t;
-
-		/* typedef -> pointer -> prototype (void *ctx, TP_PROTO...). */
-		err = ks_btf_strip(&b, proto, &proto);
-		t = ks_btf_type(&b, proto);
-		if (!err && (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR))
-			err = -EINVAL;
-		if (!err)
-			proto = ks_btf_tp_named(&b, q->func, t->type);
-	}
-	if (!err)
-		err = ks_btf_proto(&b, proto, q->tracepoint, out);
-	for (i = 0; !err && i < q->n_fields; i++) {
-		err = ks_btf_path(&b, out, q->paths[i], &q->fields[i], q->why,
-				  q->why_size);
-		if (err == -ESRCH && q->bad)
-			*q->bad = i;
-	}
-	kvfree(b.off);
 	kvfree(vmlinux.off);
 	return err;
 }
@@ -740,10 +761,16 @@ int ks_btf_parse(const void *data, size_t size, const char *func,
 	return ks_btf_parse_query(data, size, &q, out);
 }
 
-/* vmlinux's BTF, found once: it lives as long as the kernel. */
+/*
+ * vmlinux's BTF, found and opened once: its types' offsets (ks_btf_vm.off,
+ * 4 bytes a type) are kept until kstats is unloaded, so that a lookup
+ * does not walk and check the whole section again (a fuzzed or scripted
+ * control line a lookup each).
+ */
 static DEFINE_MUTEX(ks_btf_lock);
 static const void *ks_btf_vmlinux;
 static size_t ks_btf_vmlinux_size;
+static struct ks_btf ks_btf_vm;
 static bool ks_btf_looked;
 
 struct ks_btf_syms {
@@ -827,10 +854,27 @@ static int ks_btf_read_sysfs(void)
  */
 void ks_btf_exit(void)
 {
+	kvfree(ks_btf_vm.off);
 	kvfree(ks_btf_copy);
 }
 
-/* Finds vmlinux's BTF once; says in dmesg, once, why there is none. */
+/* vmlinux's BTF is not BTF as kstats reads it: said once, in dmesg. */
+static void ks_btf_malformed(void)
+{
+	const struct btf_header *h = ks_btf_vmlinux;
+
+	if (ks_btf_vmlinux_size < KS_BTF_HDR_LEN)
+		h = NULL;
+	pr_info("the kernel's BTF (%zu bytes, magic %#x version %u hdr_len %u type_off %u type_len %u str_off %u str_len %u) is not BTF as kstats reads it; ret and argN are read as registers (ret s64, argN u64) unless given :TYPE\n",
+		ks_btf_vmlinux_size, h ? h->magic : 0, h ? h->version : 0,
+		h ? h->hdr_len : 0, h ? h->type_off : 0, h ? h->type_len : 0,
+		h ? h->str_off : 0, h ? h->str_len : 0);
+}
+
+/*
+ * Finds and opens vmlinux's BTF once; says in dmesg, once, why there is
+ * none. ks_btf_vm.off is set once it is open.
+ */
 static int ks_btf_find_vmlinux(const char *trace)
 {
 	struct ks_btf_syms s = {};
@@ -842,16 +886,29 @@ static int ks_btf_find_vmlinux(const char *trace)
 	err = ks_kallsyms_read(trace, ks_btf_sym, &s);
 	if (err)
 		goto out;	/* kept unlooked: -ENOMEM may pass */
-	ks_btf_looked = true;
 	if (s.start && s.stop > s.start) {
 		ks_btf_vmlinux = (const void *)s.start;
 		ks_btf_vmlinux_size = s.stop - s.start;
 	} else {
 		e = ks_btf_read_sysfs();
+		if (e == -ENOMEM) {
+			err = e;
+			goto out;
+		}
 		if (e)
 			pr_info("no BTF: __start_BTF and __stop_BTF are not in /proc/kallsyms, or their addresses are hidden, and %s cannot be read (%d); ret and argN are read as registers (ret s64, argN u64) unless given :TYPE\n",
 				KS_BTF_SYSFS, e);
 	}
+	if (ks_btf_vmlinux) {
+		e = ks_btf_open(ks_btf_vmlinux, ks_btf_vmlinux_size, NULL, &ks_btf_vm);
+		if (e == -ENOMEM) {
+			err = e;
+			goto out;
+		}
+		if (e)
+			ks_btf_malformed();
+	}
+	ks_btf_looked = true;
 out:
 	mutex_unlock(&ks_btf_lock);
 	return err;
@@ -886,6 +943,7 @@ static int ks_btf_module(const char *trace, const struct ks_btf_query *q,
 {
 	struct ks_btf_owner o = { .sym = q->sym };
 	char path[sizeof("/sys/kernel/btf/") + MODULE_NAME_LEN];
+	struct ks_btf b;
 	size_t size;
 	void *data;
 	int err;
@@ -899,7 +957,11 @@ static int ks_btf_module(const char *trace, const struct ks_btf_query *q,
 	err = ks_btf_read_file(path, &data, &size);
 	if (err)
 		return err == -ENOMEM ? err : -ENOENT;	/* a module built without BTF */
-	err = ks_btf_parse_split(ks_btf_vmlinux, ks_btf_vmlinux_size, data, size, q, out);
+	err = ks_btf_open(data, size, &ks_btf_vm, &b);
+	if (!err) {
+		err = ks_btf_query(&b, q, out);
+		kvfree(b.off);
+	}
 	kvfree(data);
 	return err;
 }
@@ -916,9 +978,9 @@ static int ks_btf_module(const char *trace, const struct ks_btf_query *q,
  * module's BTF is looked in (ks_btf_module()).
  *
  * Return: 0; -ENOENT if BTF has no entry for @q->func; -EOPNOTSUPP if
- * the kernel's BTF cannot be found (said once in dmesg); -EINVAL if it
- * is malformed (said in dmesg); -ESRCH, a field path refused (the
- * reason in @q->why); -ENOTUNIQ; -ENOMEM.
+ * the kernel's BTF cannot be found or read (said once in dmesg); -EINVAL
+ * for a malformed entry; -ESRCH, a field path refused (the reason in
+ * @q->why); -ENOTUNIQ; -ENOMEM.
  */
 int ks_btf_func(const char *trace, const struct ks_btf_query *q,
 		struct ks_btf_func *out)
@@ -927,18 +989,11 @@ int ks_btf_func(const char *trace, const struct ks_btf_query *q,
 
 	if (err)
 		return err;
-	if (!ks_btf_vmlinux)
+	/* Opened once, read-only since: no lock. */
+	if (!ks_btf_vm.off)
 		return -EOPNOTSUPP;
-	err = ks_btf_parse_query(ks_btf_vmlinux, ks_btf_vmlinux_size, q, out);
+	err = ks_btf_query(&ks_btf_vm, q, out);
 	if (err == -ENOENT && q->sym)
 		return ks_btf_module(trace, q, out);
-	if (err == -EINVAL && ks_btf_vmlinux_size >= KS_BTF_HDR_LEN) {
-		const struct btf_header *h = ks_btf_vmlinux;
-
-		ks_err_ratelimited("trace %s: the kernel's BTF (%zu bytes at __start_BTF, magic %#x version %u hdr_len %u type_off %u type_len %u str_off %u str_len %u) is not BTF as kstats reads it; ret and argN are read as registers\n",
-				   trace, ks_btf_vmlinux_size, h->magic, h->version,
-				   h->hdr_len, h->type_off, h->type_len, h->str_off,
-				   h->str_len);
-	}
 	return err;
 }

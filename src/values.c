@@ -343,7 +343,7 @@ static int ks_value_name_arg(struct ks_value *v, const char *name,
 	/* A key word is a part's name first: say so. */
 	if (!strcmp(kw, "key"))
 		return ks_value_why(req->why, sizeof(req->why),
-				    "key '%s': neither a key part (kstack, end-kstack, comm, pid, tgid, cpu, cgroup, ret, argN, waker-kstack, waker-comm, waker-pid, waker-cgroup) nor a parameter of %s that kstats reads (its parameters: %s)",
+				    "key '%s': neither a key part (kstack, end-kstack, ustack, comm, pid, tgid, cpu, cgroup, ret, argN, waker-kstack, waker-ustack, waker-comm, waker-pid, waker-cgroup) nor a parameter of %s that kstats reads (its parameters: %s)",
 				    word, req->start_word, fn->vlen ? fn->names : "none");
 	if (!fn->vlen)
 		return ks_value_why(req->why, sizeof(req->why),
@@ -489,7 +489,7 @@ int ks_values_type(struct ks_trace_req *req, const char **why)
 		*why = req->why;
 		if (err) {
 			err = ks_value_why(req->why, sizeof(req->why),
-					   "key '%s': not a key part (kstack, end-kstack, comm, pid, tgid, cpu, cgroup, ret, argN, waker-kstack, waker-comm, waker-pid, waker-cgroup), and %s has no BTF here for a parameter's name",
+					   "key '%s': not a key part (kstack, end-kstack, ustack, comm, pid, tgid, cpu, cgroup, ret, argN, waker-kstack, waker-ustack, waker-comm, waker-pid, waker-cgroup), and %s has no BTF here for a parameter's name",
 					   spec->value_word, req->start_word);
 			goto out;
 		}
