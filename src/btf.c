@@ -458,6 +458,37 @@ static const char *ks_btf_kind_name(const struct ks_btf *b, u32 id)
 	return kind < ARRAY_SIZE(names) && names[kind] ? names[kind] : "a type";
 }
 
+/**
+ * ks_btf_names_unsure() - whether BTF named none of @fn's parameters
+ * @fn: as ks_btf_func() gave it
+ *
+ * A tracepoint whose class kstats cannot tell (ks_btf_tp_named()) has
+ * parameters without names ("? ?").
+ */
+bool ks_btf_names_unsure(const struct ks_btf_func *fn)
+{
+	return fn->vlen && !fn->names[strspn(fn->names, "? .")];
+}
+
+/**
+ * ks_btf_names_has() - whether @name is one of @fn's parameters' names
+ * @fn: as ks_btf_func() gave it
+ * @name: a parameter's name
+ *
+ * Those kstats does not read included (past the fifth, a struct passed
+ * by value or after one).
+ */
+bool ks_btf_names_has(const struct ks_btf_func *fn, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	for (p = fn->names; len && (p = strstr(p, name)); p += len)
+		if ((p == fn->names || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+			return true;
+	return false;
+}
+
 /*
  * Field path @path ("file->f_flags", "rq->q->id", "a->b.c") of the
  * function @fn: its parameter, the offsets read through each pointer
@@ -482,6 +513,13 @@ static int ks_btf_path(const struct ks_btf *b, const struct ks_btf_func *fn,
 	for (field->arg = 0; field->arg < fn->n_params; field->arg++)
 		if (!strcmp(fn->param_name[field->arg], name))
 			break;
+	if (field->arg == fn->n_params && ks_btf_names_unsure(fn))
+		return ks_btf_why(why, size,
+				  "BTF names no parameter here (its class's names are not certain): give argN");
+	if (field->arg == fn->n_params && ks_btf_names_has(fn, name))
+		return ks_btf_why(why, size,
+				  "'%s' is a parameter that kstats does not read: only the first %d, none a struct passed by value or after one (its parameters: %s)",
+				  name, KS_ARGS, fn->names);
 	if (field->arg == fn->n_params)
 		return ks_btf_why(why, size,
 				  "'%s' is not a parameter that kstats reads (its parameters: %s)",
@@ -506,9 +544,13 @@ static int ks_btf_path(const struct ks_btf *b, const struct ks_btf_func *fn,
 			return err;
 		if (deref) {
 			t = ks_btf_type(b, sid);
-			if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
+			if (t && (BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT ||
+				  BTF_INFO_KIND(t->info) == BTF_KIND_UNION))
 				return ks_btf_why(why, size,
-						  "'%s' is %s, not a pointer: give '.' for a member of a struct",
+						  "'%s' is %s, not a pointer: give '.' for its member",
+						  prev, ks_btf_kind_name(b, sid));
+			if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
+				return ks_btf_why(why, size, "'%s' is %s, not a pointer",
 						  prev, ks_btf_kind_name(b, sid));
 			if (field->n_derefs)
 				field->off[field->n_derefs - 1] = off;
@@ -583,19 +625,41 @@ static bool ks_btf_same_params(const struct btf_type *a, const struct btf_type *
 
 #define KS_BTF_TP_FUNC		"__bpf_trace_"
 
+/* Whether FUNC_PROTOs @x and @y (same parameter types) name them alike. */
+static bool ks_btf_same_names(const struct ks_btf *b, const struct btf_type *x,
+			      const struct btf_type *y)
+{
+	const struct btf_param *px = (const struct btf_param *)(x + 1);
+	const struct btf_param *py = (const struct btf_param *)(y + 1);
+	unsigned int i;
+
+	for (i = 0; i < BTF_INFO_VLEN(x->info); i++) {
+		const char *nx = ks_btf_str(b, px[i].name_off);
+		const char *ny = ks_btf_str(b, py[i].name_off);
+
+		if (!nx || !ny || strcmp(nx, ny))
+			return false;
+	}
+	return true;
+}
+
 /*
  * A tracepoint's prototype @proto, with names: the typedef
  * btf_trace_EVENT names none of its parameters; the BPF glue of its
  * class, FUNC __bpf_trace_CLASS(void *__data, TP_PROTO), does. CLASS is
  * EVENT for a TRACE_EVENT, the template's name for a DEFINE_EVENT
- * (block_rq for block_rq_issue): __bpf_trace_@event if it is there,
- * else the first __bpf_trace_ FUNC of the same parameter types. The
- * typedef's own prototype where none is found (names "?").
+ * (block_rq for block_rq_issue), which BTF does not tie to EVENT:
+ * __bpf_trace_@event if it is there; else the __bpf_trace_ FUNCs of the
+ * same parameter types, if they all name them alike. Where they do not
+ * (sched_wakeup's p is sched_kthread_stop's t and sched_process_hang's
+ * tsk), a name from another class could be a parameter's of another
+ * position: the typedef's own prototype, no names (argN only).
  */
 static u32 ks_btf_tp_named(const struct ks_btf *b, const char *event, u32 proto)
 {
-	const struct btf_type *want = ks_btf_type(b, proto), *t, *fp;
+	const struct btf_type *want = ks_btf_type(b, proto), *t, *fp, *first_fp = NULL;
 	u32 first = b->base ? b->base->n + 1 : 1, id, found = 0;
+	bool alike = true;
 	const char *name;
 
 	if (!want || BTF_INFO_KIND(want->info) != BTF_KIND_FUNC_PROTO)
@@ -613,10 +677,14 @@ static u32 ks_btf_tp_named(const struct ks_btf *b, const char *event, u32 proto)
 			continue;
 		if (!strcmp(name + strlen(KS_BTF_TP_FUNC), event))
 			return t->type;
-		if (!found)
+		if (!found) {
 			found = t->type;
+			first_fp = fp;
+		} else if (alike && !ks_btf_same_names(b, first_fp, fp)) {
+			alike = false;
+		}
 	}
-	return found ? found : proto;
+	return found && alike ? found : proto;
 }
 
 /*

@@ -63,6 +63,8 @@ int ks_btf_parse_query(const void *data, size_t size,
 int ks_btf_parse_split(const void *base, size_t base_size, const void *data,
 		       size_t size, const struct ks_btf_query *q,
 		       struct ks_btf_func *out);
+bool ks_btf_names_unsure(const struct ks_btf_func *fn);
+bool ks_btf_names_has(const struct ks_btf_func *fn, const char *name);
 int ks_btf_func(const char *trace, const struct ks_btf_query *q,
 		struct ks_btf_func *out);
 void ks_btf_exit(void);

@@ -320,6 +320,15 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 		}
 		/* Below KS_KEY_VALUE: "value" is written ret or argN. */
 		p = match_string(ks_key_part_names, KS_KEY_VALUE, part);
+		/* A '>' unquoted in a shell cuts "file->f_flags" to "file-". */
+		if (p < 0 && *part && part[strlen(part) - 1] == '-')
+			return ks_why(req, why,
+				      "key '%s': a field path cut short: quote the line from the shell ('key file->f_flags')",
+				      part);
+		if (p < 0 && (strstr(part, "->") || strchr(part, '.')))
+			return ks_why(req, why,
+				      "key '%s': not a field path kstats reads: NAME->MEMBER, at most %d '->' and %d members in all, each a C name",
+				      part, KS_FIELD_DEREFS, KS_FIELD_MEMBERS_MAX);
 		if (p < 0)
 			return ks_why(req, why,
 				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], ustack[:DEPTH], comm, pid, tgid, cpu, cgroup, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-ustack[:DEPTH], waker-comm, waker-pid or waker-cgroup; or with BTF a parameter's name or NAME->MEMBER (at most %d '->' and %d members)",

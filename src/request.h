@@ -138,7 +138,7 @@ struct ks_trace_req {
 	bool reads_ret;		/* if ret or key ret: a return reads its value */
 	bool gap_off;		/* gap off: no GAP-NAME, and its cost not paid */
 	bool resolved;			/* by ks_resolve_points() */
-	char why[256];			/* the parser's reason for a refusal */
+	char why[512];			/* the parser's reason for a refusal */
 };
 
 /* @dst = "__tracepoint_EVENT"; false if that is KSYM_NAME_LEN or longer. */

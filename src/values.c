@@ -340,6 +340,16 @@ static int ks_value_name_arg(struct ks_value *v, const char *name,
 			return 0;
 		}
 	}
+	/* Unnamed by BTF ("? ?"): a tracepoint whose class BTF cannot tell. */
+	if (ks_btf_names_unsure(fn))
+		return ks_value_why(req->why, sizeof(req->why),
+				    "%s %s: BTF names no parameter of %s here (its class's names are not certain): give argN",
+				    kw, word, req->start_word);
+	/* Named, but not read: by value, after one, or past the fifth. */
+	if (ks_btf_names_has(fn, name))
+		return ks_value_why(req->why, sizeof(req->why),
+				    "%s %s: '%s' is a parameter of %s that kstats does not read: only the first %d, none a struct passed by value or after one (its parameters: %s)",
+				    kw, word, name, req->start_word, KS_ARGS, fn->names);
 	/* A key word is a part's name first: say so. */
 	if (!strcmp(kw, "key"))
 		return ks_value_why(req->why, sizeof(req->why),

@@ -299,6 +299,9 @@ ctl "trace fx start fwnode_get_name key fwnod->flags"
 ctl "trace fx start fwnode_get_name if fwnode->flags->x>1"
 ctl "trace fx start fwnode_get_name key fwnode->suppliers"
 ctl "trace fx start fwnode_get_name key fwnode.flags"
+ctl "trace fx start fwnode_get_name key fwnode->secondary->fwnode->flags"
+ctl "trace fx start sched:sched_wakeup end sched:sched_switch key p->pid"
+ctl "trace fx start in_group_p if grp>0"
 ctl "trace fx start kst_target_delay,kst_target_null key fwnode->flags"
 ctl "trace fx start kst_target_delay,kst_target_null key bogus"
 listing btffield
@@ -805,7 +808,16 @@ def check_btf_fields(r, st, lines):
             ("if fwnode->flags->x>1", "if fwnode->flags->x>1: 'flags' is an integer, not a pointer"),
             ("key fwnode->suppliers", "key fwnode->suppliers: 'suppliers' is a struct: kstats "
              "reads integers, enums, bools and pointers"),
-            ("key fwnode.flags", "key 'fwnode.flags': expected kstack[:DEPTH]"),
+            ("key fwnode.flags", "key 'fwnode.flags': not a field path kstats reads: "
+             "NAME->MEMBER, at most 2 '->' and 4 members in all"),
+            ("key fwnode->secondary->fwnode->flags", "key 'fwnode->secondary->fwnode->flags': "
+             "not a field path kstats reads"),
+            # sched_wakeup's class (sched_wakeup_template) is not tied to it
+            # in BTF, and others of its argument types name it t or tsk.
+            ("key p->pid", "key p->pid: BTF names no parameter here (its class's names are "
+             "not certain): give argN"),
+            ("if grp>0", "if grp>0: 'grp' is a parameter of in_group_p that kstats does not "
+             "read: only the first 5, none a struct passed by value or after one"),
             ("key bogus", "key 'bogus': not a key part"),
             ("key fwnode->flags", "key 'fwnode->flags': not a key part")):
         full = [k for k in c if k.startswith("trace fx ") and k.endswith(" " + cmd)]
