@@ -27,6 +27,7 @@
 #include <linux/align.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -982,22 +983,36 @@ out:
 	return err;
 }
 
-struct ks_btf_owner {
-	const char *sym;
-	char mod[MODULE_NAME_LEN];
-};
-
-/* The module of the first symbol named s->sym; vmlinux's come first. */
-static bool ks_btf_owner(void *priv, unsigned long addr, char type,
-			 const char *name, const char *mod)
+/*
+ * The module of function @sym, as %pS names it at its address ("f+0x0/0x40
+ * [mod]"): the address from symbols.c's cache, which the trace's own
+ * lookup filled, so /proc/kallsyms is not read again. -ENOENT for
+ * vmlinux's, or no such symbol.
+ */
+static int ks_btf_owner(const char *sym, char *mod, size_t size)
 {
-	struct ks_btf_owner *o = priv;
+	struct ks_sym s = { .name = sym };
+	char buf[KSYM_SYMBOL_LEN];
+	const char *open;
+	size_t len;
+	int err;
 
-	if (strcmp(name, o->sym))
-		return false;
-	if (mod)
-		strscpy(o->mod, mod, sizeof(o->mod));
-	return true;
+	err = ks_symbols_find(&s, 1);
+	if (err)
+		return err;
+	if (!s.addr)
+		return -ENOENT;
+	snprintf(buf, sizeof(buf), "%pS", (void *)s.addr);
+	open = strrchr(buf, '[');
+	if (!open)
+		return -ENOENT;
+	/* "[mod]", or "[mod BUILD-ID]" with CONFIG_STACKTRACE_BUILD_ID. */
+	len = strcspn(open + 1, " ]");
+	if (!len || len >= size)
+		return -ENOENT;
+	memcpy(mod, open + 1, len);
+	mod[len] = '\0';
+	return 0;
 }
 
 /*
@@ -1009,19 +1024,17 @@ static bool ks_btf_owner(void *priv, unsigned long addr, char type,
 static int ks_btf_module(const char *trace, const struct ks_btf_query *q,
 			 struct ks_btf_func *out)
 {
-	struct ks_btf_owner o = { .sym = q->sym };
 	char path[sizeof("/sys/kernel/btf/") + MODULE_NAME_LEN];
+	char mod[MODULE_NAME_LEN];
 	struct ks_btf b;
 	size_t size;
 	void *data;
 	int err;
 
-	err = ks_kallsyms_read(trace, ks_btf_owner, &o);
+	err = ks_btf_owner(q->sym, mod, sizeof(mod));
 	if (err)
-		return err;
-	if (!o.mod[0])
-		return -ENOENT;
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", o.mod);
+		return err == -EPERM ? -ENOENT : err;
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", mod);
 	err = ks_btf_read_file(path, &data, &size);
 	if (err)
 		return err == -ENOMEM ? err : -ENOENT;	/* a module built without BTF */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -861,6 +862,40 @@ static void test_usyms(void)
 	name = k.frames[k.row[0].part[0].frame0 + 1];
 	CHECK(!strncmp(name, "test_usyms+0x1/0x", 17), name);
 	ks_keynode_free(&k);
+
+	/* A JIT's frame, from /tmp/perf-PID.map: its size too, so folding drops both. */
+	{
+		void *jit = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char map[64], folded[128];
+		FILE *m;
+
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+		m = fopen(map, "we");
+		if (jit == MAP_FAILED || !m) {
+			CHECK(0, "mmap or %s", map);
+			return;
+		}
+		fprintf(m, "%lx 100 Lcom/foo/Bar;::run(I)V\n", (unsigned long)jit);
+		fclose(m);
+		snprintf(text, sizeof(text),
+			 "# key ustack:4 keys 8 rows 1 other 0 stacks 1 slowest 0 skipped 0 unit ns\n"
+			 "row total 10 count 1 avg 10 p50 10 p99 10 min 10 max 10\n"
+			 "\tustack tgid %d\n\t\t0x%lx\n"
+			 "other total 0 count 0 avg 0 p50 0 p99 0 min 0 max 0\n",
+			 (int)getpid(), (unsigned long)jit + 0x14);
+		if (!ks_keynode_parse(text, &k, err, sizeof(err))) {
+			EQ_U64(ks_name_user_frames(&k), 0);
+			name = k.frames[k.row[0].part[0].frame0];
+			EQ_STR(name, "Lcom/foo/Bar;::run(I)V+0x14/0x100");
+			ks_fold_frame(folded, sizeof(folded), name);
+			EQ_STR(folded, "Lcom/foo/Bar_::run(I)V");
+			ks_keynode_free(&k);
+		} else {
+			CHECK(0, err);
+		}
+		unlink(map);
+		munmap(jit, 4096);
+	}
 }
 
 static void test_flame_kind(void)

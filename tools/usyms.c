@@ -126,7 +126,9 @@ static bool perf_map_name(const char *map, uint64_t addr, uint64_t at,
 		if (at - start < size) {
 			int n = (int)strcspn(line + name, "\n");
 
-			snprintf(buf, len, "%.*s+0x%" PRIx64, n, line + name, addr - (uint64_t)start);
+			/* As a symbol's: folding drops +0xOFF/0xSIZE. */
+			snprintf(buf, len, "%.*s+0x%" PRIx64 "/0x%llx", n, line + name,
+				 addr - (uint64_t)start, size);
 			return true;
 		}
 	}
@@ -144,8 +146,14 @@ static bool name_addr(const struct proc_syms *p, uint64_t addr, bool ret,
 	GElf_Off off;
 	GElf_Sym s;
 
+	/*
+	 * A JIT's map first: its code is in anonymous memory, which libdwfl
+	 * may count in the module mapped just below it.
+	 */
+	if (p->perf_map && perf_map_name(p->perf_map, addr, at, buf, len))
+		return true;
 	if (!m)
-		return p->perf_map && perf_map_name(p->perf_map, addr, at, buf, len);
+		return false;
 	mod = dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	sym = dwfl_module_addrinfo(m, at, &off, &s, NULL, NULL, NULL);
 	if (sym) {
