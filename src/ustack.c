@@ -50,6 +50,8 @@
 #define KS_LEAF_LEVELS	6
 /* Words whose call site is read, at most, per stack: its cost's bound. */
 #define KS_LEAF_READS	24
+/* How far around the frames in use a word is taken for a stack address. */
+#define KS_STACK_NEAR	SZ_64K
 
 const char * const ks_ustack_none_names[KS_USTACK_NR] = {
 	[KS_USTACK_TAKEN] = "",
@@ -154,19 +156,25 @@ static bool notrace ks_calls_into(unsigned long ret, unsigned long pc)
  * The first of @scan[@from..@words - 1] that returns from a call into
  * @pc's function (@strict), or from any call; @words if none. Words that
  * cannot be code are passed over without a read: small numbers, and
- * addresses on this stack (saved frame pointers, locals' addresses).
+ * addresses on this stack (saved frame pointers, locals' addresses)
+ * between sp and the first frame records, @top, give or take
+ * KS_STACK_NEAR. Not further: a thread's stack is mapped just below the
+ * shared libraries, whose code may lie within 1 MiB above its sp.
  * Each word whose call site is read takes one of *@reads; none left, the
  * search ends.
  */
 static unsigned int notrace ks_scan_calls(const unsigned long *scan,
 					  unsigned int from, unsigned int words,
-					  unsigned long sp, unsigned long pc,
-					  bool strict, unsigned int *reads)
+					  unsigned long sp, unsigned long top,
+					  unsigned long pc, bool strict,
+					  unsigned int *reads)
 {
+	unsigned long lo = sp - KS_STACK_NEAR, hi = top + KS_STACK_NEAR;
+
 	for (; from < words; from++) {
 		unsigned long w = scan[from];
 
-		if (w < PAGE_SIZE || w - (sp - SZ_1M) < SZ_8M + SZ_1M)
+		if (w < PAGE_SIZE || (w >= lo && w < hi))
 			continue;
 		if (!*reads)
 			return words;
@@ -181,9 +189,10 @@ static unsigned int notrace ks_scan_calls(const unsigned long *scan,
 /*
  * Callers of @pc's function (and of theirs) that kept no frame record:
  * their return addresses, into @frame[0..@room - 1]. @rec_ret is the
- * first frame record's return address, @end that record's address (the
- * search stops there), or 0 when there is no record: then code without
- * frame pointers is running, whose stack kstats does not search.
+ * first frame record's return address, @rec_up the record it links to,
+ * @end that record's address (the search stops there), or 0 when there
+ * is no record: then code without frame pointers is running, whose stack
+ * kstats does not search.
  */
 static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 						 unsigned long *frame,
@@ -191,11 +200,14 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 						 unsigned long *scan,
 						 unsigned long pc,
 						 unsigned long end,
+						 unsigned long rec_up,
 						 unsigned long rec_ret)
 {
 	unsigned int n = 0;
 #if defined(CONFIG_X86_64)
 	unsigned long sp = user_stack_pointer(regs);
+	/* The frames in use: to the first record, and the one it links to. */
+	unsigned long top = rec_up > end && rec_up - end < SZ_1M ? rec_up : end;
 	unsigned int words, i = 0, reads = KS_LEAF_READS;
 
 	if (end <= sp)
@@ -204,7 +216,7 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 	if (!words || !ks_peek(scan, sp, words * sizeof(long)))
 		return 0;
 	while (n < min(room, KS_LEAF_LEVELS) && !(rec_ret && ks_calls_into(rec_ret, pc))) {
-		unsigned int at = ks_scan_calls(scan, i, words, sp, pc, true, &reads);
+		unsigned int at = ks_scan_calls(scan, i, words, sp, top, pc, true, &reads);
 
 		/*
 		 * None called the function the last one is in: a tail call hid
@@ -213,7 +225,7 @@ static unsigned int notrace ks_frameless_callers(struct pt_regs *regs,
 		 * taken.
 		 */
 		if (at == words && n)
-			at = ks_scan_calls(scan, i, words, sp, pc, false, &reads);
+			at = ks_scan_calls(scan, i, words, sp, top, pc, false, &reads);
 		if (at == words)
 			break;
 		pc = scan[at];
@@ -285,7 +297,8 @@ unsigned int notrace ks_user_stack(unsigned long *frame, unsigned int depth,
 		   ks_peek(rec, fp, sizeof(rec));
 	rec[1] = ks_strip_user_pac(rec[1]);
 	n += ks_frameless_callers(regs, frame + n, depth - n, scan, frame[0],
-				  have_rec ? fp : 0, have_rec ? rec[1] : 0);
+				  have_rec ? fp : 0, have_rec ? rec[0] : 0,
+				  have_rec ? rec[1] : 0);
 	while (have_rec && n < depth && rec[1]) {
 		frame[n++] = rec[1];
 		/* Records go up the stack; anything else is not a chain. */

@@ -58,8 +58,11 @@ cp "$OUT/tree/kstats.ko" "$OUT/tree/test/modules/kstats_test_client.ko" \
 for src in "$TOP"/test/progs/*.c; do
 	bin=$OUT/$(basename "$src" .c)
 	flags=$(sed -n 's|^/\* cflags: \(.*\) \*/$|\1|p' "$src")
+	# Static, for the busybox guests; "link: dynamic" for the rootfs's.
+	link=-static
+	grep -q '^/\* link: dynamic \*/$' "$src" && link=
 	# shellcheck disable=SC2086
-	[[ $bin -nt $src ]] || ${KS_PROGS_CC:-gcc} -static ${flags:--O2} -Wall -Werror -o "$bin" "$src"
+	[[ $bin -nt $src ]] || ${KS_PROGS_CC:-gcc} $link ${flags:--O2} -Wall -Werror -o "$bin" "$src"
 done
 # The user-stack test's program stripped, and its debug file and build ID
 # (test/ustack/: frames named from /usr/lib/debug/.build-id/).

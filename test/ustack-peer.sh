@@ -79,11 +79,28 @@ kill $prog
 wait $prog
 bt_stop $bt
 echo "remove up" > $C
+# A thread of a dynamically linked program: its stack lies just below
+# the shared libraries. sleeper()'s call into glibc's frameless
+# nanosleep() is kept there as in the main thread.
+echo "trace ut offcpu comm ustack_thr state S key ustack" > $C || echo "@@FAIL trace ut"
+/ks/ustack_thr > /tmp/thr.out &
+thr=$!
+for i in $(seq 1 300); do
+	grep -q '^ready' /tmp/thr.out && break
+	sleep 0.1
+done
+grep -q "^ready $thr\$" /tmp/thr.out || echo "@@FAIL ustack_thr never said ready"
+echo "@@THR-BEGIN"
+/ks/kstats flame ut --count || echo "@@FAIL kstats flame ut"
+echo "@@THR-END"
+kill $thr
+wait $thr
+echo "remove ut" > $C
 GUEST
 console=$logs/guest-ustack-peer-$k.console
 bash "$TOP/test/lib/rootfs.sh" "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
 	"$TOP/out/$k/ustack_prog" "$TOP/out/$k/kstask" "$TOP/out/tools/kstats" \
-	"$TOP/test/ustack_peer.bt" "$TOP/test/lib/bt-guest.sh"
+	"$TOP/test/ustack_peer.bt" "$TOP/test/lib/bt-guest.sh" "$TOP/out/$k/ustack_thr"
 rc=$?
 KS_TEST=$TOP/test python3 - "$console" "$rc" "$TOP/out/$k/ustack_prog" <<'PY'
 import os
@@ -331,6 +348,19 @@ print("note: writer: bpftrace %s; kstats %s%s" % (
     ": bpftrace named none of its frames (that thread had exited when bpftrace printed "
     "them; the reader's, in the same process, it named)"
     if writer and all(hexname(f[1]) for s, _ in writer for f in s) else ""))
+# The dynamically linked program's thread and main: 3 sleeps each, from
+# sleeper(), through glibc's nanosleep (its names vary: __nanosleep,
+# clock_nanosleep), named by the tool from libc.so's symbols.
+thr = {}
+for l in section("@@THR-BEGIN", "@@THR-END"):
+    m = re.match(r"^(\S.*) (\d+)$", l)
+    if m:
+        thr[m.group(1)] = thr.get(m.group(1), 0) + int(m.group(2))
+for who in ("thr_body", "main"):
+    n = sum(c for f, c in thr.items() if re.search(r"(^|;)%s;sleeper;\w*nanosleep(;|$)" % who, f))
+    check(n == 3, "dynamic program: %s's 3 sleeps keep sleeper, the caller of glibc's frameless "
+          "nanosleep (%s)" % (who, "a thread: its stack just below the libraries" if who != "main"
+                              else "the main thread"), str(thr))
 print("upeer: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY
