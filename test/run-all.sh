@@ -520,5 +520,6 @@ done
 ks_job_wait_all
 
 ks_time_table "$((($(ks_now) - KS_T0) / 1000000))"
+ks_failures_list
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

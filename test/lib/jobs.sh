@@ -99,6 +99,16 @@ ks_job_wait_all() {
 # each job's wall span, the sum of the steps of each group (kernel, host,
 # debug, ...), and the steps, longest first (those under KS_TIME_MIN s,
 # default 2, summed on one line).
+# ks_failures_list: every failed check's line from the jobs' output, so
+# that the end of the run (all that a CI page may keep) names them.
+ks_failures_list() {
+	local lines
+	lines=$(grep -h -E '(^|\] |^ +)(FAIL|not ok)' "$KS_JOBS_DIR"/*.out 2>/dev/null)
+	[[ -n $lines ]] || return 0
+	echo "== failed checks ($(wc -l <<<"$lines") lines; each job's whole output is above):"
+	head -n 60 <<<"$lines" | cut -c1-300
+}
+
 ks_time_table() {
 	local total=$1
 	echo "== time table: $total s in all (steps: $KS_TIMES)"
