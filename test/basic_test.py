@@ -245,7 +245,7 @@ w() { # w FILE TEXT: write, and print the outcome for the checker
 	if (echo -n "$2" > "$1") 2>/tmp/err; then echo "@@W ok"
 	else echo "@@W fail $(sed 's/.*: //' /tmp/err)"; fi
 }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
 ival() { echo "@@BEGIN $1"; cat "$D/_interval/$1"; echo "@@END $1 rc=$?"; }
 step load

@@ -45,7 +45,7 @@ ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err
 tgt() { (echo "$1" > $T) 2>/tmp/err; echo "@@TGT rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
 meas() { echo "@@MEAS $1 $(cat $T)"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"
 insmod /modules/kstats_test_target.ko || echo "@@FAIL insmod target"
 step replaced

@@ -58,7 +58,7 @@ T=/sys/kernel/debug/kstats_test_target
 ctl() { (echo -e "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
 tgt() { echo "$1" > $T || echo "@@TGTFAIL $1"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
 ctxt() { echo "@@CTXT $1 $(grep ^ctxt /proc/stat | cut -d' ' -f2)"; }
 insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"

@@ -45,7 +45,7 @@ D=%s
 C=$D/_control
 T=/sys/kernel/debug/kstats_test_target
 ON=%s
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? :: $1"; }
 # calls CPU NF NS: NF calls of kst_target_delay(0) and NS sections on CPU.
 calls() {

@@ -101,7 +101,7 @@ ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err
 tgt() { echo "$1" > $T || echo "@@TGTFAIL $1"; }
 meas() { echo "@@MEAS $1 $(cat $T)"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
 # The tool is built for x86_64 guests only (test/tool-build.sh).
 flame() { [ -x /modules/kstats ] || return 0; echo "@@FLAME-BEGIN $1 ${2:-}"; /modules/kstats flame "$@"; echo "@@FLAME-END $1 rc=$?"; }

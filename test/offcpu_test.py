@@ -63,7 +63,7 @@ T=/sys/kernel/debug/kstats_test_target
 ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
 meas() { echo "@@MEAS $1 $(cat $T)"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
 flame() { [ -x /modules/kstats ] || return 0; echo "@@FLAME-BEGIN $1 ${2:-}"; /modules/kstats flame "$@"; echo "@@FLAME-END $1 rc=$?"; }
 insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"

@@ -263,7 +263,7 @@ together() {
 	wait
 }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
 insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"
 insmod /modules/kstats_test_target.ko || echo "@@FAIL insmod target"

@@ -57,7 +57,7 @@ CG=/sys/fs/cgroup
 ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
 tgt() { echo "$1" > $T || echo "@@TGTFAIL $1"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 listing() { echo "@@LIST-BEGIN $1"; cat $C; echo "@@LIST-END $1"; }
 # in_cg CGROUP CMD...: CMD run by a process that first moved itself there.
 in_cg() { cg=$1; shift; sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG$cg" "$@" || echo "@@FAIL in_cg $cg"; }

@@ -127,4 +127,5 @@ ks_time_table() {
 		$1 >= min { printf "   %7.1f s  %-28s %s\n", $1, $2, $3; next }
 		{ rest += $1; nrest++ }
 		END { if (nrest) printf "   %7.1f s  (%d steps under %s s each)\n", rest, nrest, min }'
+	python3 "$(dirname "${BASH_SOURCE[0]}")/guest-steps.py" "$(dirname "$KS_TIMES")" 20 || true
 }

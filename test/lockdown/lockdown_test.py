@@ -85,7 +85,7 @@ ctl() { say $D/_control "$1"; }
 parity() { ctl "$1"; dev "$1"; }
 tgt() { echo "$1" > $T || echo "@@FAIL tgt $1"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 insmod /modules/kstats.ko || echo "@@FAIL insmod kstats"

@@ -59,7 +59,7 @@ C=$D/_control
 K=/modules/kstats
 ctl() { (echo "$1" > $C) 2>/tmp/err; echo "@@CTL rc=$? $(sed 's/.*: //' /tmp/err) :: $1"; }
 show() { echo "@@BEGIN $1"; cat "$D/$1"; echo "@@END $1 rc=$?"; }
-step() { echo "@@STEP $1"; }
+step() { echo "@@STEP $1 $(cut -d" " -f1 /proc/uptime)"; }
 %(tooldef)s
 # start_prog ARGS...: ustack_prog in the background, once it said ready.
 PROGBIN=/modules/ustack_prog
