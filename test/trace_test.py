@@ -652,42 +652,19 @@ echo -1 > /proc/sys/kernel/sched_rt_runtime_us
 echo "@@BUSYRT $(uname -v | grep -c PREEMPT_RT)"
 /modules/kstask kspin spin %d 1 > /tmp/spin 2>&1 &
 for i in $(seq 1 500); do grep -q start /tmp/spin && break; usleep 10000; done
-# opstart NAME CMD...: starts CMD; opend NAME...: waits for each, noting
-# when it ends (to 5 ms), and prints the kernel stack of each still
-# running 1 s after the last started, to tell what it waits for.
+# opstart NAME CMD...: starts CMD under kstask, which notes when it
+# begins and ends (taken by the waiting parent, not by a shell that
+# polls: the shell shares CPU 0 with the reads below) and prints its
+# kernel stack if it still runs after 1 s; opend NAME...: waits for each.
 opstart() {
 	w=$1; shift
-	eval "t0_$w=$(/modules/kstask t now)"
-	"$@" > /tmp/op.$w 2>&1 &
+	/modules/kstask $w run /tmp/op.$w "$@" > /tmp/op.$w.rep 2>&1 &
 	eval "p_$w=$!"
-	last=$(/modules/kstask t now)
 }
-running() { [ -e /proc/$1 ] && [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" != Z ]; }
 opend() {
-	dumped=0
-	for w in "$@"; do eval "t1_$w="; done
-	while :; do
-		now=$(/modules/kstask t now)
-		busy=0
-		for w in "$@"; do
-			eval "p=\$p_$w t1=\$t1_$w"
-			[ -n "$t1" ] && continue
-			if running $p; then busy=1; else eval "t1_$w=$now"; fi
-		done
-		[ $busy = 0 ] && break
-		if [ $dumped = 0 ] && [ $((now - last)) -ge 1000000000 ]; then
-			dumped=1
-			for w in "$@"; do
-				eval "p=\$p_$w t1=\$t1_$w"
-				[ -z "$t1" ] && sed "s/^/@@OPSTACK $w /" /proc/$p/stack 2>/dev/null
-			done
-		fi
-		usleep 5000
-	done
 	for w in "$@"; do
-		eval "t0=\$t0_$w t1=\$t1_$w p=\$p_$w"
-		wait $p
-		echo "@@BUSY $w rc=$? $t0 $t1"
+		eval "wait \$p_$w"
+		cat /tmp/op.$w.rep
 	done
 }
 op() { opstart "$@"; opend $1; }

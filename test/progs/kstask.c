@@ -14,6 +14,12 @@
  *   "@@SPIN COMM start NS" as it begins and "@@SPIN COMM end NS" as it
  *   ends (CLOCK_REALTIME).
  * kstask COMM now: prints CLOCK_REALTIME in ns (the guest's date has no %N).
+ * kstask COMM run OUT CMD...: runs CMD, its output to the file OUT, and
+ *   prints "@@BUSY COMM rc=RC START END" (CLOCK_REALTIME) as CMD ends:
+ *   the end is taken by the waiting parent itself, not by a shell that
+ *   polls, which a starved guest may run seconds late. If CMD still runs
+ *   1 s after it began, its kernel stack first, as "@@OPSTACK COMM FRAME"
+ *   lines, to tell what it waits for.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -24,6 +30,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 static long long now_ns(void)
 {
@@ -56,6 +63,45 @@ static long status_field(const char *name)
 	return v;
 }
 
+/* kstask COMM run OUT CMD...: see the top of the file. */
+static int run(const char *comm, const char *out, char **cmd)
+{
+	long long start = now_ns(), end;
+	int dumped = 0, st = 0, fd;
+	char path[64], line[256];
+	FILE *f;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		perror("kstask run");
+		return 1;
+	}
+	if (!pid) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	/* Polled every 2 ms: a blocking wait could not also dump at 1 s. */
+	while (waitpid(pid, &st, WNOHANG) != pid) {
+		if (!dumped && now_ns() - start >= 1000000000LL) {
+			dumped = 1;
+			snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+			f = fopen(path, "r");
+			while (f && fgets(line, sizeof(line), f))
+				printf("@@OPSTACK %s %s", comm, line);
+			if (f)
+				fclose(f);
+		}
+		usleep(2000);
+	}
+	end = now_ns();
+	printf("@@BUSY %s rc=%d %lld %lld\n", comm,
+	       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), start, end);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long nv, niv;
@@ -66,7 +112,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 4 || prctl(PR_SET_NAME, argv[1])) {
-		fprintf(stderr, "usage: kstask COMM sleep N US | kstask COMM write FILE TEXT... | kstask COMM spin MS CPU | kstask COMM now\n");
+		fprintf(stderr, "usage: kstask COMM sleep N US | kstask COMM write FILE TEXT... | kstask COMM spin MS CPU | kstask COMM now | kstask COMM run OUT CMD...\n");
 		return 2;
 	}
 	if (!strcmp(argv[2], "sleep") && argc == 5) {
@@ -114,6 +160,8 @@ int main(int argc, char **argv)
 		printf("@@SPIN %s end %lld\n", argv[1], t);
 		return 0;
 	}
+	if (!strcmp(argv[2], "run") && argc >= 5)
+		return run(argv[1], argv[3], argv + 4);
 	if (!strcmp(argv[2], "write")) {
 		for (i = 4; i < argc; i++) {
 			int fd = open(argv[3], O_WRONLY);
