@@ -650,7 +650,10 @@ rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 taskset -pc 0 $$ > /dev/null
 echo -1 > /proc/sys/kernel/sched_rt_runtime_us
 echo "@@BUSYRT $(uname -v | grep -c PREEMPT_RT)"
-/modules/kstask kspin spin %d 1 > /tmp/spin 2>&1 &
+# The spin lasts until every op below has begun (kstask spin's FLAG),
+# then %d ms more at most, or until they have all ended.
+printf 0 > /tmp/spin.flag
+/modules/kstask kspin spin %d 1 /tmp/spin.flag > /tmp/spin 2>&1 &
 for i in $(seq 1 500); do grep -q start /tmp/spin && break; usleep 10000; done
 # opstart NAME CMD...: starts CMD under kstask, which notes when it
 # begins and ends (taken by the waiting parent, not by a shell that
@@ -676,7 +679,9 @@ op read cat $D/bz
 # Both at once: rmmod must not wait for the remove of a trace on its module.
 opstart remove sh -c "echo 'remove bz' > $C"
 opstart rmmod rmmod kstats_test_target
+printf 1 | dd of=/tmp/spin.flag conv=notrunc 2>/dev/null
 opend remove rmmod
+printf 2 | dd of=/tmp/spin.flag conv=notrunc 2>/dev/null
 # One read of bz2 ending after the remove, unless reads are held back.
 n=$(wc -l < /tmp/busy.reads); i=0
 while [ "$(wc -l < /tmp/busy.reads)" -le "$n" ] && [ $i -lt 500 ]; do usleep 10000; i=$((i + 1)); done
@@ -701,7 +706,7 @@ wait
 test -e $D && echo "@@STALE kstats dir"
 rmmod kstats_test_target; echo "@@RMMOD target rc=$?"
 step done
-""" % ("n" * 59, "n" * 59, " ".join(function_methods(series, arch)), BUSY_SPIN_MS))
+""" % ("n" * 59, "n" * 59, " ".join(function_methods(series, arch)), BUSY_SPIN_MS, BUSY_SPIN_MS))
     out = [o.replace("@@SPELL@@", spell).replace("@@LOCK@@", SPIN_PAIR[arch][0])
            .replace("@@UNLOCK@@", SPIN_PAIR[arch][1]) for o in out]
     with open(path, "w") as f:
@@ -1062,7 +1067,8 @@ def check_shared(r, st, series, arch):
                 "shared: the fallback's dmesg line names the function")
 
 
-# How long the SCHED_FIFO task holds CPU 1 in the busy-cpu step.
+# How long the SCHED_FIFO task holds CPU 1 in the busy-cpu step once
+# the ops it must outlast have all begun, unless they end first.
 BUSY_SPIN_MS = 8000
 
 
@@ -1115,7 +1121,8 @@ def check_busy_cpu(r, st):
         r.check(prompt or in_kernel,
                 "busy-cpu: %s ends in %d ms, %s"
                 % (what, (t1 - t0) // 1000000,
-                   "while CPU 1 is taken (%d ms of %d)" % ((t1 - s0) // 1000000, BUSY_SPIN_MS)
+                   "while CPU 1 is taken (%d ms into a %d ms spin)"
+                   % ((t1 - s0) // 1000000, (s1 - s0) // 1000000)
                    if prompt else "after waiting in the kernel at %s" % (waits[0].split()[-1] if waits else "?")),
                 "rc %s %d %d %d %d; stack after 1 s: %s"
                 % (rc, s0, t0, t1, s1, stacks.get(op)))

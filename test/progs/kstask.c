@@ -9,10 +9,14 @@
  *   ns as it measured each (CLOCK_MONOTONIC).
  * kstask COMM write FILE TEXT...: writes each TEXT to FILE, one write
  *   each, then prints "@@TASK COMM pid P".
- * kstask COMM spin MS CPU: on CPU, as SCHED_FIFO priority 50, runs in user
- *   space, making no system call, for MS milliseconds; prints
+ * kstask COMM spin MS CPU [FLAG]: on CPU, as SCHED_FIFO priority 50, runs
+ *   in user space, making no system call, for MS milliseconds; prints
  *   "@@SPIN COMM start NS" as it begins and "@@SPIN COMM end NS" as it
- *   ends (CLOCK_REALTIME).
+ *   ends (CLOCK_REALTIME). With FLAG, a file whose first byte is '0', it
+ *   reads that byte through a shared mapping: it spins until the byte is
+ *   '1' (at most 60 s), then MS more at most, ending early at '2'. So the
+ *   caller's steps all fall inside the spin however slow the host, and
+ *   the spin outlasts them by MS only for one that needs CPU 1.
  * kstask COMM now: prints CLOCK_REALTIME in ns (the guest's date has no %N).
  * kstask COMM run OUT CMD...: runs CMD, its output to the file OUT, and
  *   prints "@@BUSY COMM rc=RC START END" (CLOCK_REALTIME) as CMD ends:
@@ -30,6 +34,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 static long long now_ns(void)
@@ -112,7 +117,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 4 || prctl(PR_SET_NAME, argv[1])) {
-		fprintf(stderr, "usage: kstask COMM sleep N US | kstask COMM write FILE TEXT... | kstask COMM spin MS CPU | kstask COMM now | kstask COMM run OUT CMD...\n");
+		fprintf(stderr, "usage: kstask COMM sleep N US | kstask COMM write FILE TEXT... | kstask COMM spin MS CPU [FLAG] | kstask COMM now | kstask COMM run OUT CMD...\n");
 		return 2;
 	}
 	if (!strcmp(argv[2], "sleep") && argc == 5) {
@@ -138,10 +143,23 @@ int main(int argc, char **argv)
 		       status_field("nonvoluntary_ctxt_switches") - niv, lo, hi);
 		return 0;
 	}
-	if (!strcmp(argv[2], "spin") && argc == 5) {
+	if (!strcmp(argv[2], "spin") && (argc == 5 || argc == 6)) {
 		struct sched_param sp = { .sched_priority = 50 };
 		long long start, end, t;
+		volatile const char *flag = NULL;
+		char phase = '0';
 		cpu_set_t cpus;
+
+		if (argc == 6) {
+			int fd = open(argv[5], O_RDONLY);
+
+			flag = fd < 0 ? MAP_FAILED :
+				mmap(NULL, 1, PROT_READ, MAP_SHARED, fd, 0);
+			if (flag == MAP_FAILED) {
+				perror(argv[5]);
+				return 1;
+			}
+		}
 
 		CPU_ZERO(&cpus);
 		CPU_SET(atoi(argv[4]), &cpus);
@@ -151,12 +169,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		start = now_ns();
-		end = start + atoll(argv[3]) * 1000000LL;
+		end = start + (flag ? 60000 : atoll(argv[3])) * 1000000LL;
 
 		printf("@@SPIN %s start %lld\n", argv[1], start);
 		fflush(stdout);
-		while ((t = now_ns()) < end)
-			;
+		while ((t = now_ns()) < end) {
+			if (!flag || *flag == '0' || *flag == phase)
+				continue;
+			if (*flag == '2')
+				break;
+			/* '1': MS more from now. */
+			phase = '1';
+			end = t + atoll(argv[3]) * 1000000LL;
+		}
 		printf("@@SPIN %s end %lld\n", argv[1], t);
 		return 0;
 	}
