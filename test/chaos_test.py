@@ -50,8 +50,8 @@ KS = "/ks"
 QUIESCE = "/tmp/quiesce"
 CPUS = "/sys/devices/system/cpu"
 
-CHAOS_S = 180
-SOAK_S = 360
+CHAOS_S = 150
+SOAK_S = 240
 SEED = 27
 # Soak memory samples: one every MEM_EVERY s; the first WARM are warm-up.
 MEM_EVERY = 30
