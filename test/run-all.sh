@@ -102,7 +102,10 @@ export KS_T0
 # cached) starts as soon as its own packages are in, beside the install
 # of the others; the debug job waits for it (debug_chain).
 if want_kernel debug && want kunit faults chaos; then
-	KS_GROUP=setup timed "packages for the debug kernel's build" bash test/debug-kernel/build.sh --packages
+	# Its own list (need=(...)): build.sh itself is not edited here, since
+	# its text is part of its cache's key.
+	read -r -a debug_pkgs < <(sed -n 's/^need=(\(.*\))$/\1/p' test/debug-kernel/build.sh)
+	KS_GROUP=setup timed "packages for the debug kernel's build" bash test/lib/need-pkgs.sh "${debug_pkgs[@]}"
 	(
 		KS_GROUP=debug timed "debug kernel build" bash test/debug-kernel/build.sh \
 			>"$LOGS/debug-kernel-build.log" 2>&1

@@ -4,8 +4,6 @@
 # ${KS_CACHE:-/var/cache/kstats}/debug-kernel-KEY, where KEY hashes the
 # source package version and the fragment, so only the first run builds.
 # Prints the tree's path on its last line.
-# --packages: only install what the build needs (test/run-all.sh does
-# this first on a fresh machine, then builds beside the other packages).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${KS_CACHE:-/var/cache/kstats}
@@ -17,9 +15,9 @@ for p in "${need[@]}"; do
 		missing+=("$p")
 done
 if ((${#missing[@]})); then
-	bash "$HERE/../lib/need-pkgs.sh" "${missing[@]}" >&2
+	apt-get update >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
 fi
-[[ ${1:-} != --packages ]] || exit 0
 
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 key=$(printf '%s\n' "$ver" | cat - "$HERE/debug.config" "$0" | sha256sum | cut -c1-16)
