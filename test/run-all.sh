@@ -495,7 +495,10 @@ for ((i = ${#KERNELS[@]} - 1; i >= 0; i--)); do
 	want_kernel "$k" "$(ks_kernel_series "$k")" && want build "${KERNEL_AREAS[@]}" && JOBS+=("kernel $k")
 done
 ((WANT_ARM64)) && JOBS+=("arm64")
-for sk in "${SUITES[@]}"; do JOBS+=("suite $sk"); done
+# The PREEMPT_RT kernels' jobs are the longer ones: they start first, so
+# that the run does not end on one of them alone.
+for sk in "${SUITES[@]}"; do [[ $sk == *" rt-"* ]] && JOBS+=("suite $sk"); done
+for sk in "${SUITES[@]}"; do [[ $sk != *" rt-"* ]] && JOBS+=("suite $sk"); done
 want_host package && JOBS+=("package")
 want_host lint i386 && JOBS+=("lint")
 
