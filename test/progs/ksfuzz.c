@@ -281,7 +281,14 @@ static void gen_if(char *out, size_t sz, int allow_ret, int must_type)
 	int sgn = t[0] == 's' && strcmp(op, "&");
 	char num[32];
 
-	if (sgn && chance(50))
+	/*
+	 * Without :TYPE the function's BTF types the operand, as s32, u8,
+	 * u64 or whatever it was declared (an int's ret<-2^40 is EINVAL):
+	 * a number that every such type holds.
+	 */
+	if (!typed)
+		snprintf(num, sizeof(num), chance(30) ? "0x%x" : "%u", rn(128));
+	else if (sgn && chance(50))
 		snprintf(num, sizeof(num), "-%llu", (unsigned long long)
 			 (rnd() % (1ULL << (bits - 1 < 63 ? bits - 1 : 62)) + 1));
 	else if (chance(30))
