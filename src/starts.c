@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The start table: open addressing over a preallocated array, where a
- * key may only live in the KS_STARTS_WINDOW slots that follow its hash.
+ * key may only live in the KS_TABLE_WINDOW slots that follow its hash.
  * Every operation therefore looks at a bounded number of slots, however
  * many keys have passed through: deleted slots are reused by inserts but
  * never make a lookup longer than the window.
@@ -19,10 +19,6 @@
  *   cannot both succeed.
  */
 #include <linux/atomic.h>
-#include <linux/hash.h>
-#include <linux/log2.h>
-#include <linux/minmax.h>
-#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/kprobes.h>
 
@@ -43,8 +39,7 @@ struct ks_start {
 };
 
 struct ks_starts {
-	u32 mask;	/* slots - 1; slots is a power of two */
-	u32 window;	/* min(KS_STARTS_WINDOW, slots) */
+	struct ks_window w;
 	struct ks_start slot[];
 };
 
@@ -61,13 +56,13 @@ static __always_inline bool ks_deeper(u16 a, u16 b)
 
 static __always_inline u32 ks_home(const struct ks_starts *st, const void *key)
 {
-	return hash_ptr(key, 32) & st->mask;
+	return ks_window_home(&st->w, key);
 }
 
 static __always_inline struct ks_start *ks_at(struct ks_starts *st, u32 home,
 					      u32 n)
 {
-	return &st->slot[(home + n) & st->mask];
+	return &st->slot[(home + n) & st->w.mask];
 }
 
 /**
@@ -82,16 +77,9 @@ static __always_inline struct ks_start *ks_at(struct ks_starts *st, u32 home,
  */
 struct ks_starts *ks_starts_alloc(unsigned int maxactive)
 {
-	u32 slots = roundup_pow_of_two(2 * max(maxactive, 1U));
-	struct ks_starts *st;
-
 	/* vmalloc past a page: no high-order page, no power-of-two rounding. */
-	st = ks_table_alloc(struct_size(st, slot, slots));
-	if (!st)
-		return NULL;
-	st->mask = slots - 1;
-	st->window = min_t(u32, KS_STARTS_WINDOW, slots);
-	return st;
+	return ks_window_alloc(sizeof(struct ks_starts), sizeof(struct ks_start),
+			       maxactive);
 }
 
 /**
@@ -111,7 +99,7 @@ void ks_starts_free(struct ks_starts *st)
  */
 size_t ks_starts_bytes(const struct ks_starts *st)
 {
-	return st ? ks_table_bytes(struct_size(st, slot, st->mask + 1)) : 0;
+	return st ? ks_window_bytes(&st->w, sizeof(*st), sizeof(st->slot[0])) : 0;
 }
 
 /**
@@ -129,7 +117,7 @@ unsigned int notrace ks_starts_drop(struct ks_starts *st, const void *key)
 	struct ks_tag tag;
 	u64 ts;
 
-	for (n = 0; n < st->window; n++) {
+	for (n = 0; n < st->w.window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
 		unsigned long v = READ_ONCE(s->key);
 
@@ -160,7 +148,7 @@ unsigned int notrace ks_starts_expire(struct ks_starts *st, const void *key,
 	u32 home = ks_home(st, key), n;
 	unsigned int dropped = 0;
 
-	for (n = 0; n < st->window; n++) {
+	for (n = 0; n < st->w.window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
 		/* Acquire: ts was written before the key was published. */
 		unsigned long v = smp_load_acquire(&s->key);
@@ -193,7 +181,7 @@ static u32 notrace ks_starts_count(struct ks_starts *st, u32 home,
 {
 	u32 n, count = 0;
 
-	for (n = 0; n < st->window; n++) {
+	for (n = 0; n < st->w.window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
 		unsigned long v = READ_ONCE(s->key);
 
@@ -234,7 +222,7 @@ static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
 {
 	u32 n;
 
-	for (n = 0; n < st->window; n++)
+	for (n = 0; n < st->w.window; n++)
 		if (ks_starts_claim_slot(ks_at(st, home, n), key, ts, tag, depth))
 			return true;
 	return false;
@@ -252,7 +240,7 @@ static bool notrace ks_starts_claim(struct ks_starts *st, u32 home,
  * For run-queue waits, which do not nest: a key has one start at most.
  *
  * Context: any, NMI included. Lock-free; looks at most at twice
- * KS_STARTS_WINDOW slots.
+ * KS_TABLE_WINDOW slots.
  * Return: false if every slot of @key's window was in use: the start is
  * not recorded and the caller counts a miss.
  */
@@ -280,7 +268,7 @@ bool notrace ks_starts_put(struct ks_starts *st, const void *key, u64 ts,
  * before it.
  *
  * Context: any, NMI included. Lock-free; looks at most at twice
- * KS_STARTS_WINDOW slots. A key is pushed and taken from one context at
+ * KS_TABLE_WINDOW slots. A key is pushed and taken from one context at
  * a time (its task, at its level).
  * Return: 0; -E2BIG when @key already has KS_STARTS_DEPTH open starts;
  * -ENOSPC when every slot of @key's window is in use. Either way the
@@ -299,7 +287,7 @@ int notrace ks_starts_push(struct ks_starts *st, const void *key, u64 ts,
 	 * find: @key's open starts and the deepest, up to EMPTY, and the
 	 * first EMPTY or TOMB, which is at or before that EMPTY.
 	 */
-	for (n = 0; n < st->window; n++) {
+	for (n = 0; n < st->w.window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
 		/* Acquire: the depth was written before the key was published. */
 		unsigned long v = smp_load_acquire(&s->key);
@@ -337,7 +325,7 @@ static struct ks_start *notrace ks_starts_claim_inner(struct ks_starts *st,
 
 again:
 	inner = NULL;
-	for (n = 0; n < st->window; n++) {
+	for (n = 0; n < st->w.window; n++) {
 		struct ks_start *s = ks_at(st, home, n);
 
 		/* Acquire: the depth was written before the key was published. */
@@ -366,7 +354,7 @@ again:
  * @tag: set to the start's tag, on success
  *
  * Context: any, NMI included. Lock-free; looks at most at
- * KS_STARTS_WINDOW slots (more only while another CPU takes the same
+ * KS_TABLE_WINDOW slots (more only while another CPU takes the same
  * key, which only run-queue waits do).
  * Return: true if a start was found and removed.
  */

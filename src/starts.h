@@ -10,8 +10,6 @@
 
 #include <linux/types.h>
 
-/* A key's entry lives in the first this many slots from its hash. */
-#define KS_STARTS_WINDOW	16
 /* Open starts one key may nest (sections of one task and context level). */
 #define KS_STARTS_DEPTH		8
 
