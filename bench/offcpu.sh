@@ -8,6 +8,8 @@
 #   kstats     trace NAME offcpu                       (no key)
 #   comm       trace NAME offcpu key comm
 #   stacks     trace NAME offcpu key kstack,waker-kstack
+#   chain      trace NAME offcpu key kstack,waker-chain:2 (a record per
+#              sleeping task, a level per wakeup: issue 44's cost)
 #   ustack     trace NAME offcpu key ustack      (pingpong: -O2, glibc's
 #              read and write; the walk, its search for a frameless
 #              caller and the stack table)
@@ -57,6 +59,7 @@ sed 's/= kstack;/= ustack;/' /ks/offcpu.bt > /tmp/offcpu_ustack.bt
 for r in \$(seq 1 $ROUNDS); do
 	line="\$(/ks/pingpong $PN untraced) \$(kst kstats '') \$(kst comm 'key comm')"
 	line="\$line \$(kst stacks 'key kstack,waker-kstack')"
+	line="\$line \$(kst chain 'key kstack,waker-chain:2')"
 	line="\$line \$(kst ustack 'key ustack') \$(kst kustack 'key kstack,ustack')"
 	bt_start /tmp/bt.out
 	line="\$line \$(/ks/pingpong $PN bpftrace)"
@@ -82,7 +85,7 @@ GUEST
 	rm -f "$script"
 	grep -a '^@@CHECK' "$LOG" | sed "s/^@@CHECK/check $k/" || true
 	echo "== $k off-CPU traces, pipe ping-pong: $PN round trips a run, median of $ROUNDS rounds; base: untraced, same round"
-	for m in kstats comm stacks ustack kustack bpftrace btustack; do
+	for m in kstats comm stacks chain ustack kustack bpftrace btustack; do
 		ks_bench_values "$LOG" OC "v[\"${m}_fast_ns\"] / v[\"untraced_fast_ns\"]" |
 			ks_bench_figure "$k" "offcpu.${m}_vs_untraced" ratio
 	done

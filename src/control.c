@@ -179,10 +179,17 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 		if (ks_keys_spec_has(&req->keys, KS_KEY_END_KSTACK))
 			return ks_why(req, why,
 				      "key end-kstack: an off-CPU wait ends in the scheduler; key waker-kstack is the stack that woke it");
+		/* A chain's first level is the waker: its stack, comm and pid. */
+		for (i = KS_KEY_WAKER_KSTACK; i <= KS_KEY_WAKER_CGROUP; i++)
+			if (ks_keys_spec_has(&req->keys, KS_KEY_WAKER_CHAIN) &&
+			    ks_keys_spec_has(&req->keys, i))
+				return ks_why(req, why,
+					      "key %s: waker-chain's first level is the waker (its kernel stack, comm and pid); give one or the other",
+					      ks_key_part_names[i]);
 		req->method = KS_METHOD_TRACEPOINT;
 		return 0;
 	}
-	for (i = KS_KEY_WAKER_KSTACK; i <= KS_KEY_WAKER_CGROUP; i++)
+	for (i = KS_KEY_WAKER_KSTACK; i <= KS_KEY_WAKER_CHAIN; i++)
 		if (ks_keys_spec_has(&req->keys, i))
 			return ks_why(req, why,
 				      "key %s: only an off-CPU wait has a waker (trace NAME offcpu)",
@@ -331,11 +338,25 @@ static int ks_parse_key(struct ks_trace_req *req, char *val, const char **why)
 				      part, KS_FIELD_DEREFS, KS_FIELD_MEMBERS_MAX);
 		if (p < 0)
 			return ks_why(req, why,
-				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], ustack[:DEPTH], comm, pid, tgid, cpu, cgroup, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-ustack[:DEPTH], waker-comm, waker-pid or waker-cgroup; or with BTF a parameter's name or NAME->MEMBER (at most %d '->' and %d members)",
+				      "key '%s': expected kstack[:DEPTH], end-kstack[:DEPTH], ustack[:DEPTH], comm, pid, tgid, cpu, cgroup, ret[:TYPE], argN[:TYPE] or argN:log2, waker-kstack[:DEPTH], waker-ustack[:DEPTH], waker-comm, waker-pid, waker-cgroup or waker-chain[:LEVELS]; or with BTF a parameter's name or NAME->MEMBER (at most %d '->' and %d members)",
 				      part, KS_FIELD_DEREFS, KS_FIELD_MEMBERS_MAX);
 		if (seen & BIT(p))
 			return ks_why(req, why, "key %s given twice", part);
 		seen |= BIT(p);
+		if (p == KS_KEY_WAKER_CHAIN) {
+			unsigned int levels = KS_CHAIN_DEFAULT;
+
+			if (colon && (kstrtouint(colon, 10, &levels) || !levels ||
+				      levels > KS_CHAIN_MAX))
+				return ks_why(req, why,
+					      "key waker-chain:%s: levels must be 1..%d",
+					      colon, KS_CHAIN_MAX);
+			spec->chain = levels;
+			/* Each level's kernel stack, at waker-kstack's depth. */
+			spec->depth[ks_key_stack_slot(p)] = KS_DEPTH_DEFAULT;
+			spec->parts[spec->n_parts++] = p;
+			continue;
+		}
 		depth = KS_DEPTH_DEFAULT;
 		if (colon && !ks_key_part_is_stack(p))
 			return ks_why(req, why,

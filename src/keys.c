@@ -239,8 +239,9 @@ static void notrace ks_kernel_frames(struct ks_stack *key, unsigned long *buf,
 /**
  * ks_keys_stack() - capture the current stack and intern it
  * @k: the trace's keys
- * @part: KS_KEY_KSTACK (with ustack's user frames), KS_KEY_END_KSTACK or
- *        KS_KEY_WAKER_KSTACK (with waker-ustack's)
+ * @part: KS_KEY_KSTACK (with ustack's user frames), KS_KEY_END_KSTACK,
+ *        KS_KEY_WAKER_KSTACK (with waker-ustack's) or KS_KEY_WAKER_CHAIN
+ *        (a level's kernel frames, at waker-kstack's depth)
  * @anchor: where the probed kernel's own frames begin, or NULL
  * @level: the context level of the sampled code (for user frames)
  *
@@ -262,10 +263,12 @@ u32 notrace ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 
 	BUILD_BUG_ON(KS_USTACK_SCAN_WORDS > KS_STACK_SCAN);
 	memset(key, 0, k->stacks.key_size);
-	if (ks_keys_has(k, part))
+	/* A level of waker-chain: kernel frames, at waker-kstack's depth. */
+	if (ks_keys_has(k, part) || part == KS_KEY_WAKER_CHAIN)
 		ks_kernel_frames(key, buf, k->spec.depth[ks_key_stack_slot(part)],
 				 anchor);
-	if (part != KS_KEY_END_KSTACK && ks_keys_has(k, ks_key_user_part(part))) {
+	if (part != KS_KEY_END_KSTACK && part != KS_KEY_WAKER_CHAIN &&
+	    ks_keys_has(k, ks_key_user_part(part))) {
 		enum ks_key_part user = ks_key_user_part(part);
 		pid_t tgid;
 		u64 start;
@@ -343,6 +346,64 @@ u32 notrace ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor)
 	return e < 0 ? 0 : e + 1;
 }
 
+/**
+ * ks_keys_chain_level() - intern current, or an interrupt, as a level of
+ *                         a wakeup chain
+ * @k: the trace's keys, keyed by waker-chain
+ * @anchor: as for ks_keys_stack()
+ * @irq: the wakeup is an interrupt's (hardirq, softirq, NMI): the level
+ *       is the interrupt, comm "[interrupt]" and pid 0, not the task it
+ *       interrupted
+ *
+ * Context: a kstats handler in the waker's context, with its slot's
+ * guard held.
+ * Return: the level's id, from 1, below KS_CHAIN_MARKERS; 0 if a table
+ * is full.
+ */
+u32 notrace ks_keys_chain_level(struct ks_keys *k,
+				const struct ks_anchor *anchor, bool irq)
+{
+	struct ks_waker w = {};
+	int e;
+
+	w.stack = ks_keys_stack(k, KS_KEY_WAKER_CHAIN, anchor,
+				interrupt_context_level());
+	if (!w.stack)
+		return 0;
+	if (irq) {
+		strscpy(w.comm, "[interrupt]", sizeof(w.comm));
+	} else {
+		w.pid = current->pid;
+		ks_copy_comm(w.comm, current);
+	}
+	e = ks_set_intern(&k->wakers, &w);
+	return e < 0 || e + 1 >= KS_CHAIN_MARKERS ? 0 : e + 1;
+}
+
+/**
+ * ks_keys_chain() - intern a wakeup chain
+ * @k: the trace's keys, keyed by waker-chain
+ * @level: KS_CHAIN_MAX levels, of which the key's first spec.chain count
+ *
+ * Context: a kstats handler.
+ * Return: the chain's id, from 1; 0 if a level was not captured
+ * (KS_CHAIN_LOST) or the table is full: the sample goes to "other".
+ */
+u32 notrace ks_keys_chain(struct ks_keys *k, const u32 *level)
+{
+	struct ks_chain c = {};
+	unsigned int i;
+	int e;
+
+	for (i = 0; i < k->spec.chain; i++) {
+		if (level[i] == KS_CHAIN_LOST)
+			return 0;
+		c.level[i] = level[i];
+	}
+	e = ks_set_intern(&k->chains, &c);
+	return e < 0 ? 0 : e + 1;
+}
+
 /* ------------------------------------------------------------- slowest */
 
 static noinline void notrace ks_slow_offer(struct ks_keys *k,
@@ -398,7 +459,8 @@ out:
  */
 bool notrace ks_keys_has_waker(const struct ks_keys *k)
 {
-	return k && k->wakers.cap;
+	/* waker-chain takes its levels from ks_keys_chain_level(). */
+	return k && k->wakers.cap && !k->chains.cap;
 }
 
 /*
@@ -534,7 +596,7 @@ static __always_inline int ks_row_last(struct ks_keys *k,
 static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
 					u32 end_stack, u32 waker, u64 raw,
 					struct task_struct *p, u64 value,
-					u64 now)
+					u64 now, const u64 *levelns)
 {
 	int e;
 
@@ -550,6 +612,13 @@ static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
 	if (e < 0)
 		e = ks_row_build(k, start_stack, end_stack, waker, raw, p);
 	ks_stats_add(e < 0 ? &k->other : &k->stats[e], value);
+	if (levelns && e >= 0 && k->chain_ns) {
+		atomic64_t *sum = &k->chain_ns[(size_t)e * k->spec.chain];
+		unsigned int i;
+
+		for (i = 0; i < k->spec.chain; i++)
+			atomic64_add(levelns[i], &sum[i]);
+	}
 }
 
 /**
@@ -570,24 +639,28 @@ static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
 void notrace ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 			    u64 raw, struct task_struct *p, u64 value, u64 now)
 {
-	ks_keys_add(k, start_stack, end_stack, 0, raw, p, value, now);
+	ks_keys_add(k, start_stack, end_stack, 0, raw, p, value, now, NULL);
 }
 
 /**
  * ks_keys_record_woken() - ks_keys_record() for an off-CPU wait
  * @k: the trace's keys
  * @stack: the blocked task's stack at its switch-out, or 0
- * @waker: from ks_keys_waker() at its wakeup, or 0
+ * @waker: from ks_keys_waker() at its wakeup, or with waker-chain from
+ *         ks_keys_chain(); or 0
  * @p: the task that waited
  * @value: the wait, in ns
  * @now: its end, CLOCK_MONOTONIC ns
+ * @levelns: with waker-chain, each level's own blocked time, added to
+ *           the row's sums; else NULL
  *
  * Context: a kstats handler, NMI included.
  */
 void notrace ks_keys_record_woken(struct ks_keys *k, u32 stack, u32 waker,
-				  struct task_struct *p, u64 value, u64 now)
+				  struct task_struct *p, u64 value, u64 now,
+				  const u64 *levelns)
 {
-	ks_keys_add(k, stack, 0, waker, 0, p, value, now);
+	ks_keys_add(k, stack, 0, waker, 0, p, value, now, levelns);
 }
 
 /**
@@ -617,6 +690,7 @@ const char * const ks_key_part_names[KS_KEY_NR_PARTS] = {
 	[KS_KEY_WAKER_COMM] = "waker-comm",
 	[KS_KEY_WAKER_PID] = "waker-pid",
 	[KS_KEY_WAKER_CGROUP] = "waker-cgroup",
+	[KS_KEY_WAKER_CHAIN] = "waker-chain",
 	/* Written as ret or argN: see ks_key_value_name(). */
 	[KS_KEY_VALUE] = "value",
 };
@@ -690,6 +764,9 @@ int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec)
 		if (ks_key_part_is_stack(part))
 			len += scnprintf(buf + len, size - len, ":%u",
 					 spec->depth[ks_key_stack_slot(part)]);
+		else if (part == KS_KEY_WAKER_CHAIN)
+			len += scnprintf(buf + len, size - len, ":%u",
+					 spec->chain);
 	}
 	return len;
 }
@@ -715,6 +792,7 @@ static const struct {
 	[KS_KEY_WAKER_COMM] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_WAKER_PID] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_WAKER_CGROUP] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
+	[KS_KEY_WAKER_CHAIN] = { KS_ROW_OFF(waker), KS_ROW_END(waker) },
 	[KS_KEY_VALUE] = { KS_ROW_OFF(value), KS_ROW_END(value) },
 };
 
@@ -748,7 +826,9 @@ static void ks_row_range(struct ks_set *s, const struct ks_key_spec *spec)
  * Everything a handler will use is allocated here: @spec->rows rows, a
  * table of 2 * (@spec->rows + @spec->slowest) stacks (3 * with
  * waker-kstack), per-CPU scratch for stack capture, and with a waker part
- * as many wakers as stacks.
+ * as many wakers as stacks. With waker-chain:N, 2 + 2N stacks and 2N
+ * wakers (levels) per row and slowest, a chain per row and slowest, and
+ * N sums of blocked time per row.
  *
  * Context: process context; may sleep.
  * Return: the table, or NULL when out of memory.
@@ -757,6 +837,7 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 {
 	struct ks_keys *k;
 	u32 rows = spec->n_parts ? spec->rows : 1;
+	u32 chain = ks_keys_spec_has(spec, KS_KEY_WAKER_CHAIN) ? spec->chain : 0;
 	u32 i;
 
 	k = kzalloc(struct_size(k, slow, spec->slowest), GFP_KERNEL);
@@ -778,9 +859,14 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 	for (i = 0; i < rows; i++)
 		ks_stats_init(&k->stats[i]);
 	if (ks_keys_has_stack(k, KS_KEY_KSTACK) || ks_keys_has(k, KS_KEY_END_KSTACK) ||
-	    ks_keys_has_stack(k, KS_KEY_WAKER_KSTACK)) {
-		/* Each row holds up to two stacks (three with the waker's). */
-		u32 per = ks_keys_has_stack(k, KS_KEY_WAKER_KSTACK) ? 3 : 2;
+	    ks_keys_has_stack(k, KS_KEY_WAKER_KSTACK) || chain) {
+		/*
+		 * Each row holds up to two stacks (three with the waker's);
+		 * a chain's levels, 2 * chain more: the wakeups of every
+		 * blocked task take levels, not only the trace's samples.
+		 */
+		u32 per = ks_keys_has_stack(k, KS_KEY_WAKER_KSTACK) ? 3 :
+			  2 + 2 * chain;
 
 		if (ks_set_init(&k->stacks, per * (rows + spec->slowest),
 				ks_stack_size(spec)))
@@ -796,6 +882,17 @@ struct ks_keys *ks_keys_alloc(const struct ks_key_spec *spec)
 		/* Wakers of waits that end filtered out take room too. */
 		if (ks_set_init(&k->wakers, 2 * (rows + spec->slowest),
 				sizeof(struct ks_waker)))
+			goto err;
+	}
+	if (chain) {
+		if (ks_set_init(&k->wakers, 2 * chain * (rows + spec->slowest),
+				sizeof(struct ks_waker)) ||
+		    ks_set_init(&k->chains, rows + spec->slowest,
+				sizeof(struct ks_chain)))
+			goto err;
+		k->chain_ns = ks_table_alloc(array_size(rows * chain,
+							sizeof(*k->chain_ns)));
+		if (!k->chain_ns)
 			goto err;
 	}
 	if (ks_keys_has(k, KS_KEY_CGROUP) || ks_keys_has(k, KS_KEY_WAKER_CGROUP)) {
@@ -820,6 +917,8 @@ void ks_keys_free(struct ks_keys *k)
 	ks_cgroup_names_free(k->cgroup_names);
 	free_percpu(k->scratch);
 	free_percpu(k->last_row);
+	kvfree(k->chain_ns);
+	ks_set_free(&k->chains);
 	ks_set_free(&k->wakers);
 	ks_set_free(&k->stacks);
 	ks_set_free(&k->rows);
@@ -841,6 +940,9 @@ size_t ks_keys_bytes(const struct ks_keys *k)
 	       ks_table_bytes(array_size(k->rows.cap, sizeof(*k->stats))) +
 	       ks_set_bytes(&k->rows) + num_possible_cpus() * sizeof(u32) +
 	       (k->wakers.cap ? ks_set_bytes(&k->wakers) : 0) +
+	       (k->chains.cap ? ks_set_bytes(&k->chains) +
+		ks_table_bytes(array_size(k->rows.cap * k->spec.chain,
+					  sizeof(*k->chain_ns))) : 0) +
 	       (k->scratch ? ks_set_bytes(&k->stacks) +
 		num_possible_cpus() * KS_CONTEXT_SLOTS *
 		(KS_STACK_SCAN * sizeof(long) + k->stacks.key_size +
@@ -851,6 +953,8 @@ NOKPROBE_SYMBOL(ks_set_intern);
 NOKPROBE_SYMBOL(ks_keys_stack);
 NOKPROBE_SYMBOL(ks_slow_offer);
 NOKPROBE_SYMBOL(ks_keys_waker);
+NOKPROBE_SYMBOL(ks_keys_chain_level);
+NOKPROBE_SYMBOL(ks_keys_chain);
 NOKPROBE_SYMBOL(ks_keys_has_waker);
 NOKPROBE_SYMBOL(ks_key_value);
 NOKPROBE_SYMBOL(ks_row_build);

@@ -36,6 +36,8 @@ enum ks_key_part {
 	KS_KEY_WAKER_COMM,
 	KS_KEY_WAKER_PID,
 	KS_KEY_WAKER_CGROUP,
+	/* The waker, the task that woke it before, ...: ks_key_spec.chain levels. */
+	KS_KEY_WAKER_CHAIN,
 	/* An argument or the return value (ks_key_spec.value): ret, argN. */
 	KS_KEY_VALUE,
 	KS_KEY_NR_PARTS,
@@ -47,6 +49,17 @@ enum ks_key_part {
 #define KS_DEPTH_MAX		32
 #define KS_SLOWEST_DEFAULT	8
 #define KS_SLOWEST_MAX		64
+#define KS_CHAIN_DEFAULT	2	/* levels of waker-chain */
+#define KS_CHAIN_MAX		4
+
+/*
+ * A level of a chain that is no waker (ks_keys_chain_level() ids are
+ * below them); 0 past the chain's end, after a marker or an interrupt.
+ */
+#define KS_CHAIN_RUNNING	0xffffffffU	/* not blocked when it woke */
+#define KS_CHAIN_KTHREAD	0xfffffffeU	/* a kernel thread, not blocked */
+#define KS_CHAIN_LOST		0xfffffffdU	/* a full table: not captured */
+#define KS_CHAIN_MARKERS	KS_CHAIN_LOST
 
 /* Arguments a handler can read, arg0..arg4 (compat.h: KS_MATCH_SOUND). */
 #define KS_ARGS			5
@@ -120,6 +133,7 @@ struct ks_key_spec {
 	u8 depth[5];
 	u16 rows;			/* keys N */
 	u8 slowest;			/* slowest N */
+	u8 chain;			/* levels of waker-chain, 1..KS_CHAIN_MAX */
 	struct ks_value value;		/* of KS_KEY_VALUE */
 	bool value_log2;		/* rows by power of two of the value */
 	/* A name or field path, as written; empty for ret and argN. */
@@ -259,6 +273,7 @@ static inline unsigned int ks_key_stack_slot(enum ks_key_part part)
 	case KS_KEY_END_KSTACK:
 		return 1;
 	case KS_KEY_WAKER_KSTACK:
+	case KS_KEY_WAKER_CHAIN:	/* its levels' kernel frames */
 		return 2;
 	case KS_KEY_USTACK:
 		return 3;
@@ -288,7 +303,7 @@ static inline enum ks_key_part ks_key_user_part(enum ks_key_part part)
 /* Whether @part is one of the waker's (offcpu traces only). */
 static inline bool ks_key_part_is_waker(enum ks_key_part part)
 {
-	return part >= KS_KEY_WAKER_KSTACK && part <= KS_KEY_WAKER_CGROUP;
+	return part >= KS_KEY_WAKER_KSTACK && part <= KS_KEY_WAKER_CHAIN;
 }
 
 /* Whether @spec keys rows by @part. */
@@ -383,10 +398,14 @@ bool ks_keys_has_waker(const struct ks_keys *k);
 u32 ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 		  const struct ks_anchor *anchor, unsigned int level);
 u32 ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor);
+u32 ks_keys_chain_level(struct ks_keys *k, const struct ks_anchor *anchor,
+			bool irq);
+u32 ks_keys_chain(struct ks_keys *k, const u32 *level);
 void ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 		    u64 raw, struct task_struct *p, u64 value, u64 now);
 void ks_keys_record_woken(struct ks_keys *k, u32 stack, u32 waker,
-			  struct task_struct *p, u64 value, u64 now);
+			  struct task_struct *p, u64 value, u64 now,
+			  const u64 *levelns);
 unsigned long ks_keys_other(const struct ks_keys *k);
 int ks_key_spec_print(char *buf, size_t size, const struct ks_key_spec *spec);
 char *ks_key_value_name(char *buf, const struct ks_value *v);

@@ -45,6 +45,7 @@ static u64 ks_stats_pct(const struct ks_stats *st, u64 count, u64 lo, u64 hi,
 /* A row's figures, read once when KEY-NAME is opened. */
 struct ks_row_view {
 	u64 sum, count, p50, p99, min, max;
+	u64 chain_ns[KS_CHAIN_MAX];	/* waker-chain: each level's sum */
 	u32 e;
 };
 
@@ -160,6 +161,67 @@ static void ks_show_waker(struct seq_file *m, const struct ks_keys *k,
 	}
 }
 
+/*
+ * Key waker-chain: a line per level, "waker-chain L comm C pid P
+ * blocked-ns MEAN" and its kernel frames, as a stack part's; a level that
+ * is an interrupt, "waker-chain L [interrupt]" and its frames, the last;
+ * a level that is no waker, a marker: "waker-chain L [running]", or
+ * [kernel thread], the last; [not captured] for a table that was full.
+ * @v, a row's figures, gives each level's mean blocked time; NULL for a
+ * slowest sample, whose levels show no time.
+ */
+static void ks_show_chain(struct seq_file *m, const struct ks_keys *k, u32 id,
+			  const struct ks_row_view *v)
+{
+	const struct ks_chain *c;
+	const struct ks_stack *s;
+	const struct ks_waker *w;
+	unsigned int i, f;
+
+	if (!id || id > ks_set_size(&k->chains)) {
+		seq_puts(m, "\twaker-chain [not captured]\n");
+		return;
+	}
+	c = ks_set_key(&k->chains, id - 1);
+	for (i = 0; i < k->spec.chain && c->level[i]; i++) {
+		u32 l = c->level[i];
+
+		seq_printf(m, "\twaker-chain %u ", i + 1);
+		if (l == KS_CHAIN_RUNNING) {
+			seq_puts(m, "[running]\n");
+			return;
+		}
+		if (l == KS_CHAIN_KTHREAD) {
+			seq_puts(m, "[kernel thread]\n");
+			return;
+		}
+		if (l > ks_set_size(&k->wakers)) {
+			seq_puts(m, "[not captured]\n");
+			return;
+		}
+		w = ks_set_key(&k->wakers, l - 1);
+		if (!w->pid && !strcmp(w->comm, "[interrupt]")) {
+			seq_puts(m, "[interrupt]\n");
+		} else {
+			seq_puts(m, "comm ");
+			seq_escape(m, w->comm, " \t\n\\");
+			seq_printf(m, " pid %d", w->pid);
+			if (v)
+				seq_printf(m, " blocked-ns %llu",
+					   v->count ? div64_u64(v->chain_ns[i],
+								v->count) : 0);
+			seq_putc(m, '\n');
+		}
+		if (!w->stack || w->stack > ks_set_size(&k->stacks)) {
+			seq_puts(m, "\t\t[not captured]\n");
+			continue;
+		}
+		s = ks_set_key(&k->stacks, w->stack - 1);
+		for (f = 0; f < s->nr; f++)
+			seq_printf(m, "\t\t%pS\n", (void *)s->frame[f]);
+	}
+}
+
 /* "ret -2", "arg2 4096", "arg2:log2 [4096, 8192)". */
 static void ks_show_value(struct seq_file *m, const struct ks_key_spec *spec,
 			  u64 value)
@@ -183,7 +245,8 @@ static void ks_show_value(struct seq_file *m, const struct ks_key_spec *spec,
 }
 
 static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
-			const struct ks_row_key *rk)
+			const struct ks_row_key *rk,
+			const struct ks_row_view *v)
 {
 	unsigned int i;
 
@@ -219,6 +282,9 @@ static void ks_show_key(struct seq_file *m, const struct ks_keys *k,
 		case KS_KEY_VALUE:
 			ks_show_value(m, &k->spec, rk->value);
 			break;
+		case KS_KEY_WAKER_CHAIN:
+			ks_show_chain(m, k, rk->waker, v);
+			break;
 		default:
 			ks_show_waker(m, k, part, rk->waker);
 			break;
@@ -247,6 +313,8 @@ static void ks_show_slow(struct seq_file *m, const struct ks_keys *k,
 			ks_show_stack(m, k, stacks[i],
 				      s->stack[stacks[i] == KS_KEY_END_KSTACK]);
 	}
+	if (ks_keys_has(k, KS_KEY_WAKER_CHAIN))
+		ks_show_chain(m, k, s->waker, NULL);
 }
 
 /* Items: 0 the header, then rows, other, the slowest. */
@@ -289,7 +357,8 @@ static int ks_view_show(struct seq_file *m, void *p)
 			   atomic_long_read(&k->slow_skipped));
 	} else if (i <= v->n_rows) {
 		ks_stats_show(m, "row", &v->rows[i - 1]);
-		ks_show_key(m, k, ks_set_key(&k->rows, v->rows[i - 1].e));
+		ks_show_key(m, k, ks_set_key(&k->rows, v->rows[i - 1].e),
+			    &v->rows[i - 1]);
 	} else if (i == v->n_rows + 1) {
 		if (k->spec.n_parts)
 			ks_stats_show(m, "other", &v->other);
@@ -310,7 +379,7 @@ static int ks_keys_open(struct inode *inode, struct file *file)
 {
 	struct ks_keys *k = inode->i_private;
 	struct ks_keys_view *v;
-	u32 e, n = k->spec.n_parts ? ks_set_size(&k->rows) : 0;
+	u32 e, i, n = k->spec.n_parts ? ks_set_size(&k->rows) : 0;
 	int err;
 
 	v = kvzalloc(struct_size(v, slow, k->spec.slowest), GFP_KERNEL);
@@ -326,6 +395,9 @@ static int ks_keys_open(struct inode *inode, struct file *file)
 		if (!ks_set_ready(&k->rows, e))
 			continue;
 		ks_stats_read(&k->stats[e], &v->rows[v->n_rows]);
+		for (i = 0; k->chain_ns && i < k->spec.chain; i++)
+			v->rows[v->n_rows].chain_ns[i] =
+				atomic64_read(&k->chain_ns[(size_t)e * k->spec.chain + i]);
 		v->rows[v->n_rows++].e = e;
 	}
 	ks_stats_read(&k->other, &v->other);

@@ -77,6 +77,18 @@ struct ks_waker {
 };
 
 static_assert(sizeof(struct ks_waker) % sizeof(long) == 0);
+
+/*
+ * A wakeup chain, key waker-chain: its levels, each a waker id (struct
+ * ks_waker: stack, pid, comm; comm "[interrupt]" and pid 0 for an
+ * interrupt) or a KS_CHAIN_* marker; 0 past its end. A row's waker is
+ * its id.
+ */
+struct ks_chain {
+	u32 level[KS_CHAIN_MAX];
+};
+
+static_assert(sizeof(struct ks_chain) % sizeof(u64) == 0);
 static_assert(sizeof(struct ks_stack) % sizeof(long) == 0);
 
 /* count, sum, min, max and one bucket per power of two, in ns. */
@@ -109,6 +121,9 @@ struct ks_keys {
 	struct ks_stats other;		/* samples whose key did not fit */
 	struct ks_set stacks;		/* of struct ks_stack */
 	struct ks_set wakers;		/* of struct ks_waker, for waker-* */
+	struct ks_set chains;		/* of struct ks_chain, for waker-chain */
+	/* Per row, spec.chain sums of each level's blocked time, in ns. */
+	atomic64_t *chain_ns;
 	struct ks_cgroup_names *cgroup_names;	/* for KEY-NAME, with a cgroup part */
 	unsigned long __percpu *scratch;	/* KS_CONTEXT_SLOTS stacks per CPU */
 	atomic_t slow_lock;		/* a trylock: handlers never wait */

@@ -405,6 +405,16 @@ static const struct ks_parse_case ks_parse_cases[] = {
 	{ "trace t key cgroup:2", -EINVAL },
 	{ "trace t key cgroup,cgroup", -EINVAL },
 	{ "trace t key waker-cgroup", -EINVAL },
+	/* waker-chain[:LEVELS]: offcpu only, 1..4 levels, no other waker part. */
+	{ "trace t offcpu key kstack,waker-chain:4", 0, KS_METHOD_TRACEPOINT,
+	  "__tracepoint_sched_switch", "", 3, 0 },
+	{ "trace t key waker-chain", -EINVAL },
+	{ "trace t offcpu key waker-chain:0", -EINVAL },
+	{ "trace t offcpu key waker-chain:5", -EINVAL },
+	{ "trace t offcpu key waker-chain:2:2", -EINVAL },
+	{ "trace t offcpu key waker-chain,waker-chain", -EINVAL },
+	{ "trace t offcpu key waker-chain,waker-comm", -EINVAL },
+	{ "trace t offcpu key waker-kstack,waker-chain", -EINVAL },
 	{ "trace t start a end b match arg0 key cgroup", -EINVAL },
 	/* An end with no start: not the function t. */
 	{ "trace t end b", -EINVAL },
@@ -518,6 +528,7 @@ static void ks_test_parse_keys(struct kunit *test)
 	char cgroup[] = "trace t key cgroup,comm cgroup /sys/fs/cgroup/a\\040b";
 	char plain[] = "trace t";
 	char user[] = "trace t offcpu key ustack:4,kstack,waker-ustack";
+	char chain[] = "trace t offcpu key kstack,waker-chain";
 	const char *why;
 
 	KUNIT_ASSERT_NOT_NULL(test, req);
@@ -558,6 +569,13 @@ static void ks_test_parse_keys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req->keys.depth[ks_key_stack_slot(KS_KEY_WAKER_USTACK)],
 			KS_DEPTH_DEFAULT);
 	KUNIT_EXPECT_EQ(test, req->keys.depth[ks_key_stack_slot(KS_KEY_WAKER_KSTACK)], 0);
+	/* waker-chain: 2 levels by default, each level's stack 16 frames. */
+	KUNIT_ASSERT_EQ(test, ks_parse_control(chain, req, &why), 0);
+	KUNIT_EXPECT_EQ(test, req->keys.n_parts, 2);
+	KUNIT_EXPECT_EQ(test, req->keys.parts[1], KS_KEY_WAKER_CHAIN);
+	KUNIT_EXPECT_EQ(test, req->keys.chain, KS_CHAIN_DEFAULT);
+	KUNIT_EXPECT_EQ(test, req->keys.depth[ks_key_stack_slot(KS_KEY_WAKER_CHAIN)],
+			KS_DEPTH_DEFAULT);
 }
 
 static void ks_test_node_cmd(struct kunit *test)

@@ -18,16 +18,31 @@
  * it was runnable all along, so all of it is run-queue time and it has
  * no waker; keyed by a waker part, it goes to "other".
  *
+ * Key waker-chain (recs.c) keeps, per task, who woke it at its last
+ * wakeup: the waker's level (stack, comm, pid), the levels that had woken
+ * the waker before, and how long each had been blocked. A task's record
+ * is "blocked" from its switch-out into a sleep (any task's, whatever
+ * the filters: a waker is usually another program) to its wakeup, then
+ * "woken" until its next such switch-out; its last one (TASK_DEAD) drops
+ * it. When X wakes Y, Y's chain is X's level, then X's record's levels:
+ * all of them from wakeups before this one. A waker with no "woken"
+ * record was not blocked (running, runnable, or blocked since before the
+ * trace): the level after it is [running], or [kernel thread]; an
+ * interrupt's wakeup is a level of its own, comm "[interrupt]", and ends
+ * the chain. Without waker-chain none of this runs.
+ *
  * Tracepoint probes keep themselves on their CPU: see tracepoint_pair.c.
  */
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/tracepoint.h>
 
 #include "hotpath.h"
 #include "method.h"
 #include "names.h"
+#include "recs.h"
 #include "starts.h"
 
 /*
@@ -39,6 +54,13 @@
 struct ks_offcpu {
 	struct ks_tp_probe probe[2];	/* sched_switch, sched_waking */
 	struct ks_starts *wakes;
+	struct ks_recs *recs;	/* with waker-chain: every task's record */
+	/*
+	 * Records of waker-chain not kept (the table full, or a switch or
+	 * wakeup inside a kstats handler): no sample is lost, but that
+	 * task's wakeups of others show "[running]" until it next sleeps.
+	 */
+	atomic_long_t records_lost;
 };
 
 #define KS_OFFCPU_SWITCH	0
@@ -90,10 +112,24 @@ static __always_inline bool ks_offcpu_admits(const struct ks_trace *t,
 	return ks_filter_task(&t->req.filter, p) && ks_filter_cpu(&t->req.filter);
 }
 
-/* A wait of @p from @out to @now ends, woken at @wake if @woke. */
+/*
+ * Whether @prev leaves its CPU for a sleep that starts a record of
+ * waker-chain: not preempted, not runnable, not the idle task, not dead.
+ */
+static __always_inline bool ks_offcpu_blocks(const struct task_struct *prev,
+					     bool preempt, unsigned int state)
+{
+	return !preempt && state && !(state & TASK_DEAD) &&
+	       !is_idle_task(prev) && READ_ONCE(prev->__state) != TASK_RUNNING;
+}
+
+/*
+ * A wait of @p from @out to @now ends, woken at @wake if @woke. With
+ * waker-chain, @chain is @p's record, woken at @wake, or NULL.
+ */
 static void notrace ks_offcpu_end(struct ks_trace *t, struct task_struct *p,
 				  u64 out, bool woke, u64 wake, u64 now,
-				  u32 stack, u32 waker)
+				  u32 stack, u32 waker, const struct ks_rec *chain)
 {
 	const struct ks_offcpu_req *o = &t->req.offcpu;
 	u64 whole, blocked;
@@ -113,8 +149,39 @@ static void notrace ks_offcpu_end(struct ks_trace *t, struct task_struct *p,
 		return;
 	kstats_record(t->part[0], blocked);
 	kstats_record(t->part[1], whole - blocked);
-	if (t->keys)
-		ks_keys_record_woken(t->keys, stack, waker, p, whole, now);
+	if (!t->keys)
+		return;
+	if (ks_offcpu(t)->recs) {
+		/* No chain of its own (no wakeup seen, a level lost): other. */
+		waker = woke && chain ? ks_keys_chain(t->keys, chain->level) : 0;
+		ks_keys_record_woken(t->keys, stack, waker, p, whole, now,
+				     chain ? chain->ns : NULL);
+		return;
+	}
+	ks_keys_record_woken(t->keys, stack, waker, p, whole, now, NULL);
+}
+
+/*
+ * The records of waker-chain at a switch, when this CPU's slot is busy:
+ * none started, none left stale, the record's loss counted (a traced
+ * wait's sample is counted by the caller).
+ */
+static void notrace ks_offcpu_recs_nested(struct ks_trace *t,
+					  struct ks_offcpu *oc,
+					  struct task_struct *prev,
+					  struct task_struct *next,
+					  bool preempt, unsigned int state)
+{
+	struct ks_rec rec;
+
+	if (!is_idle_task(next))
+		ks_recs_find(oc->recs, next, &rec, true);
+	if (state & TASK_DEAD) {
+		ks_recs_drop(oc->recs, prev);
+	} else if (ks_offcpu_blocks(prev, preempt, state)) {
+		ks_recs_drop(oc->recs, prev);
+		atomic_long_inc(&oc->records_lost);
+	}
 }
 
 /*
@@ -126,15 +193,18 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 {
 	struct ks_trace *t = data;
 	struct ks_offcpu *oc = ks_offcpu(t);
-	bool sleeps = ks_offcpu_state(&t->req.offcpu, prev, preempt,
-				      KS_SCHED_SWITCH_STATE) &&
+	unsigned int state = KS_SCHED_SWITCH_STATE;
+	bool sleeps = ks_offcpu_state(&t->req.offcpu, prev, preempt, state) &&
 		      ks_offcpu_admits(t, prev);
 	u8 *busy = ks_enter();
 	struct ks_tag stack, waker;
+	struct ks_rec rec;
 	u64 now, out, wake;
-	bool woke, ended;
+	bool woke, ended, chained = false;
 
 	if (!busy) {
+		if (oc->recs)
+			ks_offcpu_recs_nested(t, oc, prev, next, preempt, state);
 		/* A start left here would pair with a later switch-in. */
 		if (ks_starts_take(t->starts, next, &out, &stack)) {
 			ks_starts_take(oc->wakes, next, &wake, &waker);
@@ -145,13 +215,24 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 		return;
 	}
 	now = ks_now();
+	/* A record still blocked had no wakeup seen: it goes. */
+	if (oc->recs && !is_idle_task(next))
+		chained = ks_recs_find(oc->recs, next, &rec, true) == KS_REC_WOKEN;
 	/* No start: the wait began before the trace, or was filtered out. */
 	ended = !is_idle_task(next) &&
 		ks_starts_take(t->starts, next, &out, &stack);
 	if (ended) {
 		woke = ks_starts_take(oc->wakes, next, &wake, &waker);
 		ks_offcpu_end(t, next, out, woke, wake, now, stack.stack,
-			      woke ? waker.stack : 0);
+			      woke ? waker.stack : 0, chained ? &rec : NULL);
+	}
+	if (oc->recs && (state & TASK_DEAD)) {
+		/* Its last switch-out: its task_struct may be used again. */
+		ks_recs_drop(oc->recs, prev);
+	} else if (oc->recs && !sleeps && ks_offcpu_blocks(prev, preempt, state)) {
+		/* A sleep the trace does not time: only its record. */
+		if (!ks_recs_block(oc->recs, prev, now))
+			atomic_long_inc(&oc->records_lost);
 	}
 	if (sleeps) {
 		u64 at = now;
@@ -160,6 +241,10 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 		stack.stack = ks_stack(t, KS_KEY_KSTACK, &t->anchor[1], 0, 0);
 		if (t->keys)
 			at = ks_now();
+		/* Before the start: a waker that sees it sees the record. */
+		if (oc->recs && ks_offcpu_blocks(prev, preempt, state) &&
+		    !ks_recs_block(oc->recs, prev, at))
+			atomic_long_inc(&oc->records_lost);
 		/*
 		 * GAP: how long prev ran since the last wait here ended,
 		 * before next's end starts the next GAP.
@@ -169,6 +254,71 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	}
 	if (ended)
 		ks_gap_end(t, now);
+	ks_leave(busy);
+}
+
+/*
+ * The wakeup of @p with waker-chain: if @p was in a blocked wait, its
+ * record takes the chain that wakes it (current's level, then current's
+ * own record's levels), and, if the trace times the wait, its wakeup.
+ * current's record is of its last wakeup, before this one: it is read,
+ * never one written later.
+ */
+static void notrace ks_offcpu_chain_waking(struct ks_trace *t,
+					   struct ks_offcpu *oc,
+					   struct task_struct *p)
+{
+	unsigned int n = t->req.keys.chain;
+	u32 level[KS_CHAIN_MAX] = {};
+	u64 ns[KS_CHAIN_MAX] = {};
+	/* The wait's waker is in @p's record: this only says it woke. */
+	struct ks_tag tag = { .stack = 1 };
+	bool admitted = ks_starts_holds(t->starts, p);
+	bool blocked, irq = !in_task();
+	struct ks_rec rec;
+	u8 *busy;
+	u64 now;
+
+	blocked = ks_recs_find(oc->recs, p, &rec, false) == KS_REC_BLOCKED;
+	if (!blocked && !admitted)
+		return;
+	busy = ks_enter();
+	if (!busy) {
+		/* Neither the wait's wakeup nor its record: both go, counted. */
+		if (admitted) {
+			ks_starts_drop(t->starts, p);
+			ks_lost(t, &t->nested_start);
+		}
+		if (blocked) {
+			ks_recs_drop(oc->recs, p);
+			atomic_long_inc(&oc->records_lost);
+		}
+		return;
+	}
+	if (blocked) {
+		level[0] = ks_keys_chain_level(t->keys, &t->anchor[0], irq) ?:
+			   KS_CHAIN_LOST;
+		/* An interrupt ends the chain: level[1..] stay 0. */
+		if (!irq && n > 1) {
+			if (ks_recs_find(oc->recs, current, &rec, false) ==
+			    KS_REC_WOKEN) {
+				/* Woken before this wakeup, in a record kept since. */
+				ns[0] = rec.ts;
+				memcpy(level + 1, rec.level, (n - 1) * sizeof(*level));
+				memcpy(ns + 1, rec.ns, (n - 1) * sizeof(*ns));
+			} else {
+				level[1] = current->flags & PF_KTHREAD ?
+					   KS_CHAIN_KTHREAD : KS_CHAIN_RUNNING;
+			}
+		}
+	}
+	now = ks_now();
+	if (blocked)
+		ks_recs_wake(oc->recs, p, now, level, ns);
+	if (admitted && !ks_starts_put(oc->wakes, p, now, &tag, true)) {
+		ks_starts_drop(t->starts, p);
+		ks_lost(t, &t->table_full);
+	}
 	ks_leave(busy);
 }
 
@@ -188,6 +338,10 @@ static void notrace ks_offcpu_waking(void *data, struct task_struct *p)
 	u64 now;
 
 	preempt_disable_notrace();
+	if (oc->recs) {
+		ks_offcpu_chain_waking(t, oc, p);
+		goto out;
+	}
 	if (!ks_starts_holds(t->starts, p))
 		goto out;
 	busy = ks_enter();
@@ -241,6 +395,12 @@ static int ks_offcpu_attach(struct ks_trace *t)
 	oc->wakes = ks_starts_alloc(t->req.maxactive);
 	if (!oc->wakes)
 		return -ENOMEM;
+	/* A record per task that sleeps, as many as waits in flight. */
+	if (ks_keys_spec_has(&t->req.keys, KS_KEY_WAKER_CHAIN)) {
+		oc->recs = ks_recs_alloc(t->req.maxactive);
+		if (!oc->recs)
+			return -ENOMEM;
+	}
 	oc->probe[KS_OFFCPU_SWITCH].fn = ks_offcpu_switch;
 	oc->probe[KS_OFFCPU_WAKING].fn = ks_offcpu_waking;
 	ks_anchor_tracepoint(&t->anchor[0], oc->probe[KS_OFFCPU_WAKING].tp);
@@ -258,12 +418,14 @@ static int ks_offcpu_detach(struct ks_trace *t)
 
 static size_t ks_offcpu_bytes(const struct ks_trace *t)
 {
-	return ks_starts_bytes(ks_offcpu(t)->wakes);
+	return ks_starts_bytes(ks_offcpu(t)->wakes) +
+	       ks_recs_bytes(ks_offcpu(t)->recs);
 }
 
 static void ks_offcpu_free(struct ks_trace *t)
 {
 	ks_starts_free(ks_offcpu(t)->wakes);
+	ks_recs_free(ks_offcpu(t)->recs);
 }
 
 static void ks_offcpu_list(struct seq_file *m, const struct ks_trace *t)
@@ -277,6 +439,9 @@ static void ks_offcpu_list(struct seq_file *m, const struct ks_trace *t)
 		seq_printf(m, "%llu", o->max_ns);
 	else
 		seq_putc(m, '-');
+	if (ks_offcpu(t)->recs)
+		seq_printf(m, " records_lost %ld",
+			   atomic_long_read(&ks_offcpu(t)->records_lost));
 }
 
 const struct ks_method_ops ks_offcpu_ops = {

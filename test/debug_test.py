@@ -71,6 +71,8 @@ end=$(( $(date +%%s) + %d ))
 (while [ $(date +%%s) -lt $end ]; do echo "sleep 2000 5" > $T; done) &
 # Off-CPU traces made and removed while tasks fork, block and exit.
 (while [ $(date +%%s) -lt $end ]; do echo "trace c5 offcpu key kstack:8,waker-kstack:8,waker-comm,waker-pid,comm,pid keys 16 slowest 16" > $K || echo "@@FAIL chaos trace c5"; for i in 1 2 3 4 5 6 7 8; do sh -c 'exit 0' & done; echo "offcpu_thread 500 3" > $T; echo "offcpu_timer 500 3" > $T; wait; cat $D/c5 $D/BLOCKED-c5 $D/RUNQ-c5 $D/KEY-c5 > /dev/null || echo "@@FAIL chaos read c5"; echo "remove c5" > $K || echo "@@FAIL chaos remove c5"; done) &
+# Wakeup chains: a record per sleeping task, dropped at exit (issue 44).
+(while [ $(date +%%s) -lt $end ]; do echo "trace c6 offcpu key kstack:8,waker-chain:4 keys 16 slowest 16" > $K || echo "@@FAIL chaos trace c6"; for i in 1 2 3 4 5 6 7 8; do sh -c 'sleep 0.01; exit 0' & done; echo "offcpu_thread 500 3" > $T; wait; cat $D/c6 $D/KEY-c6 > /dev/null || echo "@@FAIL chaos read c6"; echo "remove c6" > $K || echo "@@FAIL chaos remove c6"; done) &
 wait
 echo "@@CHAOS-DONE"
 step unload

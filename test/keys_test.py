@@ -492,8 +492,13 @@ def parse_key_node(lines):
                 node["other"] = item
             else:
                 node["slowest"].append(item)
+        elif l.startswith("\t\t") and item is not None and part == "waker-chain":
+            item["parts"][part][-1]["frames"].append(l.strip())
         elif l.startswith("\t\t") and item is not None and part:
             item["parts"][part].append(l.strip())
+        elif l.startswith("\twaker-chain") and item is not None:
+            item["parts"].setdefault("waker-chain", []).append(chain_level(l))
+            part = "waker-chain"
         elif l.startswith("\t") and item is not None:
             w = l.strip().split(" ", 1)
             part = w[0]
@@ -503,6 +508,25 @@ def parse_key_node(lines):
                 item["parts"][part] = []
                 item["parts"][part + " head"] = w[1] if len(w) > 1 else ""
     return node
+
+
+def chain_level(line):
+    """A level of key waker-chain: "waker-chain L comm C pid P [blocked-ns N]"
+    -> {level, comm, pid, blocked_ns (None for a slowest sample), frames};
+    "waker-chain L [running]" (or [kernel thread], [interrupt], [not
+    captured]) -> {level, marker, frames}."""
+    w = line.strip().split()
+    lv = {"frames": []}
+    rest = w[1:]
+    if rest and rest[0].isdigit():
+        lv["level"] = int(rest[0])
+        rest = rest[1:]
+    if rest and rest[0] == "comm" and len(rest) >= 4:
+        lv["comm"], lv["pid"] = rest[1], int(rest[3])
+        lv["blocked_ns"] = int(rest[5]) if len(rest) >= 6 else None
+    else:
+        lv["marker"] = " ".join(rest)
+    return lv
 
 
 def log2_row(v):

@@ -35,6 +35,11 @@ SLEEP_NS = 50 * 1000 * 1000
 # What holds: the kernel ends no call before its timer (each call the
 # task timed lasts at least 50 ms) and a wait lies inside its call (no
 # wait is longer than the longest call the task timed).
+# The wakeup chain of kstats_test_target's chain_sleep and chain_busy:
+# A (kstask kstA) waits in kst_chain_wait_a, B (kst_chain_b) wakes it
+# from kst_chain_wake_a, C (kst_chain_c) woke B from kst_chain_wake_b.
+CHAIN_US = 2000
+CHAIN_N = 10
 LONG_NAME = "o" * 56
 BAD_LINES = [
     ("trace e1 offcpu start kst_target_delay", "keyword start: an off-CPU trace has its own probes"),
@@ -52,6 +57,15 @@ BAD_LINES = [
     ("trace e12 offcpu offcpu", "offcpu given twice"),
     ("trace BLOCKED-e13 offcpu", "names starting with BLOCKED- or RUNQ- are off-CPU traces' parts"),
     ("trace RUNQ-e14 start kst_target_delay", "names starting with BLOCKED- or RUNQ- are off-CPU"),
+    ("trace e15 start kst_target_delay key waker-chain", "key waker-chain: only an off-CPU wait has a waker"),
+    ("trace e16 offcpu key waker-chain:5", "key waker-chain:5: levels must be 1..4"),
+    ("trace e17 offcpu key waker-chain:0", "key waker-chain:0: levels must be 1..4"),
+    ("trace e18 offcpu key kstack,waker-chain,waker-comm",
+     "key waker-comm: waker-chain's first level is the waker"),
+    ("trace e19 offcpu key waker-kstack,waker-chain:3",
+     "key waker-kstack: waker-chain's first level is the waker"),
+    ("trace e20 offcpu key waker-chain,waker-pid", "key waker-pid: waker-chain's first level"),
+    ("trace e21 offcpu key waker-ustack,waker-chain", "key waker-ustack: waker-chain's first level"),
 ]
 
 
@@ -139,22 +153,54 @@ show KEY-mx
 listing bounds
 ctl "remove mm"
 ctl "remove mx"
+step chain
+# B and C made asleep before the traces: C's first wakeup starts no record.
+echo chain_prep > $T
+ctl "trace c2 offcpu comm kstA key kstack,waker-chain:2"
+ctl "trace c3 offcpu comm kstA key kstack,waker-chain:3"
+/modules/kstask kstA write $T 'chain_sleep %d %d'
+echo "@@CHAIN sleep $(cat $T)"
+show KEY-c2
+show KEY-c3
+flame c2
+listing chain
+ctl "remove c2"
+ctl "remove c3"
+echo chain_prep > $T
+ctl "trace cb offcpu comm kstA key kstack,waker-chain:3"
+/modules/kstask kstA write $T 'chain_busy %d %d'
+echo "@@CHAIN busy $(cat $T)"
+show KEY-cb
+listing chainbusy
+ctl "remove cb"
+# C a user task (kstask kstC's write), asleep before the trace, then busy.
+echo chain_prep_b > $T
+/modules/kstask kstC write $T chain_c &
+echo chain_wait_c > $T || echo "@@CHAIN no C"
+ctl "trace cu offcpu comm kstA key kstack,waker-chain:3"
+/modules/kstask kstA write $T 'chain_busy %d %d'
+wait
+echo "@@CHAIN user $(cat $T)"
+show KEY-cu
+ctl "remove cu"
 step errors
-""" % SLEEPS)
+""" % (SLEEPS, CHAIN_US, CHAIN_N, CHAIN_US, CHAIN_N, CHAIN_US, CHAIN_N))
     for line, _ in BAD_LINES:
         out.append('ctl "%s"' % line)
     out.append("""echo "@@LS $(ls $D | tr '\\n' ' ')"
 step churn
 ctl "trace ch offcpu key kstack:8,waker-kstack:8,waker-comm,waker-pid,comm,pid keys 64 slowest 16"
+ctl "trace chc offcpu key kstack:8,waker-chain:4 keys 64 slowest 16"
 i=0
 while [ $i -lt 100 ]; do /bin/true; sh -c 'exit 0' & i=$((i + 1)); done
 wait
 /modules/kstask kstC sleep 50 100 &
 i=0
-while [ $i -lt 10 ]; do cat $D/KEY-ch > /dev/null; cat $D/ch > /dev/null; i=$((i + 1)); done
+while [ $i -lt 10 ]; do cat $D/KEY-ch $D/KEY-chc > /dev/null; cat $D/ch > /dev/null; i=$((i + 1)); done
 wait
 listing churn
 ctl "remove ch"
+ctl "remove chc"
 echo "@@LS $(ls $D | tr '\\n' ' ')"
 step done
 """)
@@ -266,6 +312,127 @@ def check_pair(r, st, flame):
                     "first (offwaketime -f)" % cmd, str(got[:1]))
 
 
+def chain_meas(st, what):
+    """The target's sums for chain_sleep or chain_busy: (n, lower_b,
+    upper_b, upper_c), or None."""
+    for l in st:
+        m = re.match(r"@@CHAIN %s chain (\d+) lower_b (\d+) upper_b (\d+) upper_c (\d+)"
+                     % what, l)
+        if m:
+            return tuple(int(x) for x in m.groups())
+    return None
+
+
+def check_chain_levels(r, what, row, meas, busy, c_comm="kst_chain_c"):
+    """Levels 1 and 2 of a row of A's waits: B woke A from kst_chain_wake_a,
+    C woke B from kst_chain_wake_b; B's blocked time lies between what C
+    measured from seeing B asleep to its wakeup and what B measured around
+    its wait; C's, within what C measured around its last sleep (0 when
+    busy: no record)."""
+    lv = row["parts"].get("waker-chain", [])
+    r.check(len(lv) >= 2 and [x.get("level") for x in lv[:2]] == [1, 2],
+            "%s: levels 1 and 2 shown" % what, str(lv)[:300])
+    if len(lv) < 2:
+        return lv
+    b, c = lv[0], lv[1]
+    fb, fc = [func(f) for f in b["frames"]], [func(f) for f in c["frames"]]
+    r.check(b.get("comm") == "kst_chain_b" and "kst_chain_wake_a" in fb and
+            fb[:1] == ["try_to_wake_up"],
+            "%s: level 1 is B, kst_chain_b, its stack from try_to_wake_up through "
+            "kst_chain_wake_a" % what, str(b)[:300])
+    r.check(c.get("comm") == c_comm and "kst_chain_wake_b" in fc and
+            fc[:1] == ["try_to_wake_up"],
+            "%s: level 2 is C, %s, its stack through kst_chain_wake_b" % (what, c_comm),
+            str(c)[:300])
+    r.check(b.get("pid", 0) > 0 and c.get("pid", 0) > 0 and b.get("pid") != c.get("pid"),
+            "%s: levels 1 and 2 carry their tasks' pids" % what, str((b.get("pid"), c.get("pid"))))
+    if not meas:
+        r.check(False, "%s: the target's measures read" % what)
+        return lv
+    n, lower_b, upper_b, upper_c = meas
+    count = row["count"]
+    mb = b.get("blocked_ns")
+    # KEY-NAME prints the mean rounded down: bounds on the sum carry over.
+    r.check(mb is not None and count == n and lower_b // n <= mb <= upper_b // n,
+            "%s: level 1's mean blocked time within [C's measure, B's own] / %d"
+            % (what, n), "%s <= %s <= %s" % (lower_b // n, mb, upper_b // n))
+    mc = c.get("blocked_ns")
+    if busy:
+        r.check(mc == 0, "%s: level 2, never blocked, has no blocked time" % what, str(mc))
+    else:
+        r.check(mc is not None and 0 < mc <= upper_c // n,
+                "%s: level 2's mean blocked time within C's own measure of its sleep"
+                % what, "0 < %s <= %s" % (mc, upper_c // n))
+    return lv
+
+
+def check_chain(r, st, flame):
+    kn = key_nodes(st)
+    meas = chain_meas(st, "sleep")
+    r.check(meas and meas[0] == CHAIN_N and meas[1] >= CHAIN_N * CHAIN_US * 1000,
+            "chain: the target ran %d rounds, each delay >= %d us" % (CHAIN_N, CHAIN_US),
+            str(meas))
+    c2 = kn.get("c2", [{}])[0]
+    rows = with_frame(c2.get("rows", []), "kstack", "kst_chain_wait_a")
+    r.check(len(rows) == 1 and rows[0]["count"] == CHAIN_N,
+            "chain c2: one row of kst_chain_wait_a, exactly %d waits" % CHAIN_N,
+            str([x["count"] for x in rows]))
+    if rows:
+        lv = check_chain_levels(r, "chain c2", rows[0], meas, False)
+        r.check(len(lv) == 2, "chain c2: waker-chain:2 shows 2 levels", str(len(lv)))
+    # Three levels: C was woken by the hrtimer of its usleep_range(), in
+    # hardirq; its stack goes on into what it interrupted (one row each).
+    rows = with_frame(kn.get("c3", [{}])[0].get("rows", []), "kstack", "kst_chain_wait_a")
+    r.check(rows and sum(x["count"] for x in rows) == CHAIN_N,
+            "chain c3: rows of kst_chain_wait_a, %d waits in all" % CHAIN_N,
+            str([x["count"] for x in rows]))
+    for i, row in enumerate(rows):
+        lv = row["parts"].get("waker-chain", [])
+        fb = [func(f) for f in lv[0]["frames"]] if lv else []
+        fc = [func(f) for f in lv[1]["frames"]] if len(lv) > 1 else []
+        r.check(len(lv) == 3 and "kst_chain_wake_a" in fb and "kst_chain_wake_b" in fc and
+                lv[2].get("marker") == "[interrupt]" and
+                "hrtimer_wakeup" in [func(f) for f in lv[2]["frames"]],
+                "chain c3 row %d: B, C, then [interrupt] with its stack through "
+                "hrtimer_wakeup" % i, str(lv)[:400])
+    ls = listings(st).get("chain", [])
+    r.check(any(l.startswith("c2 ") and " key kstack:16,waker-chain:2 " in l and
+                " missed 0 " in l for l in ls),
+            "chain: the listing shows key waker-chain:2, nothing missed", str(ls))
+    # A busy C, never blocked in the trace, has no record: the level after
+    # it is [kernel thread] for the kthread kst_chain_c, [running] for a
+    # user task's write (kstask kstC).
+    for name, what, comm, marker in (("cb", "busy", "kst_chain_c", "[kernel thread]"),
+                                     ("cu", "user", "kstC", "[running]")):
+        meas = chain_meas(st, what)
+        rows = with_frame(kn.get(name, [{}])[0].get("rows", []), "kstack", "kst_chain_wait_a")
+        r.check(len(rows) == 1 and rows[0]["count"] == CHAIN_N,
+                "chain %s: one row of kst_chain_wait_a, exactly %d waits" % (what, CHAIN_N),
+                str([x["count"] for x in rows]))
+        if rows:
+            lv = check_chain_levels(r, "chain " + what, rows[0], meas, True, comm)
+            r.check(len(lv) == 3 and lv[2].get("marker") == marker and not lv[2]["frames"],
+                    "chain %s: level 3 is %s, no stack" % (what, marker), str(lv[2:])[:200])
+    if not flame:
+        return
+    lines, rc = flames(st).get(("c2", ""), ([], "missing"))
+    vals = check_folded(r, "chain flame", lines, rc, c2, "total")
+    got = [f for f, _ in vals if "kst_chain_wait_a" in [func(x) for x in f]]
+    want = None
+    if got:
+        f = got[0]
+        seps = [i for i, x in enumerate(f) if x == "--"]
+        # As offwaketime -f folds a waker: its stack leaf first, then its comm.
+        want = len(seps) == 2 and func(f[seps[0] - 1]) == "__schedule" and \
+            func(f[seps[0] + 1]) == "try_to_wake_up" and f[seps[1] - 1] == "kst_chain_b" and \
+            func(f[seps[1] + 1]) == "try_to_wake_up" and f[-1] == "kst_chain_c" and \
+            "kst_chain_wake_a" in [func(x) for x in f[seps[0]:seps[1]]] and \
+            "kst_chain_wake_b" in [func(x) for x in f[seps[1]:]]
+    r.check(len(got) == 1 and want,
+            "chain flame: the blocked stack, then per level '--', its stack leaf "
+            "first, its comm", str(got)[:400])
+
+
 def check(logpath):
     r = Results()
     log = open(logpath, errors="replace").read()
@@ -273,11 +440,13 @@ def check(logpath):
     lines, steps = parse(log)
     m = re.search(r"KSTATS-GUEST-START (\S+)", log)
     flame = not (m and m.group(1).endswith("-arm64"))
-    for s in ("pair", "stop", "sleep", "state", "split", "tasks", "bounds", "errors", "churn", "done"):
+    for s in ("pair", "stop", "sleep", "state", "split", "tasks", "bounds", "chain", "errors",
+              "churn", "done"):
         r.check(s in steps, "step %s ran" % s)
     if "done" not in steps:
         return r
     check_pair(r, steps["pair"], flame)
+    check_chain(r, steps["chain"], flame)
 
     st = steps["stop"]
     got = nodes(st)
@@ -375,6 +544,9 @@ def check(logpath):
     ls = listings(st).get("churn", [])
     r.check(any(l.startswith("ch ") and " missed 0 " in l for l in ls),
             "churn: fork and exit while tracing: nothing missed", str(ls))
+    r.check(any(l.startswith("chc ") and " missed 0 " in l for l in ls),
+            "churn: with waker-chain:4, a record per sleeping task: nothing missed",
+            str(ls))
     check_no_nodes_left(r, "churn: no node left behind", st)
     return r
 

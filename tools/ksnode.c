@@ -634,7 +634,7 @@ void ks_prom_write(FILE *f, const struct ks_node *n, enum ks_buckets b,
 const char *const ks_kpart_names[KS_KP_NR] = {
 	"kstack", "end-kstack", "comm", "pid", "tgid", "cpu", "cgroup",
 	"waker-kstack", "waker-comm", "waker-pid", "waker-cgroup", "ustack",
-	"waker-ustack", "value"
+	"waker-ustack", "waker-chain", "value"
 };
 
 /*
@@ -754,7 +754,8 @@ static int parse_key_header(char *line, struct ks_keynode *k)
 		unsigned int j;
 
 		if (p < 0 || (colon && p != KS_KP_VALUE &&
-			      (!ks_kpart_is_stack(p) || parse_u64(colon + 1, &depth))))
+			      (!(ks_kpart_is_stack(p) || p == KS_KP_WAKER_CHAIN) ||
+			       parse_u64(colon + 1, &depth))))
 			return -1;
 		for (j = 0; j < k->n_key; j++)
 			if (k->key_part[j] == (enum ks_kpart)p)
@@ -899,9 +900,54 @@ static int parse_kpart(char *s, struct ks_kval *v, size_t n_frames)
 		v->name = s;
 		v->text = sp + 1;
 		return 0;
+	case KS_KP_WAKER_CHAIN:
+		/* Its first level follows on the line: parse_level(). */
+		return sp ? 0 : -1;
 	default:
 		return !sp || parse_ll(sp + 1, &v->num) ? -1 : 0;
 	}
+}
+
+/*
+ * "\twaker-chain L comm C pid P blocked-ns N", "... L [running]", "...
+ * [not captured]": a level of a chain, after "waker-chain".
+ */
+static int parse_level(char *s, struct ks_klevel *lv, size_t n_frames)
+{
+	char *w[8];
+	uint64_t u;
+	int n = words(s, w, 8), i = 0;
+
+	memset(lv, 0, sizeof(*lv));
+	lv->frame0 = n_frames;
+	if (n < 1)
+		return -1;
+	if (w[0][0] != '[') {
+		if (parse_u64(w[0], &u) || !u || u > 4)
+			return -1;
+		lv->level = u;
+		i = 1;
+	}
+	if (i < n && w[i][0] == '[') {
+		/* A marker: the rest of the line. */
+		lv->marker = w[i];
+		for (n--; n > i; n--)
+			w[n][-1] = ' ';
+		return 0;
+	}
+	if (n - i != 4 && n - i != 6)
+		return -1;
+	if (strcmp(w[i], "comm") || strcmp(w[i + 2], "pid") ||
+	    parse_ll(w[i + 3], &lv->pid))
+		return -1;
+	unescape(w[i + 1]);
+	lv->comm = w[i + 1];
+	if (n - i == 6) {
+		if (strcmp(w[i + 4], "blocked-ns") || parse_u64(w[i + 5], &lv->blocked_ns))
+			return -1;
+		lv->has_blocked = true;
+	}
+	return 0;
 }
 
 /* Does the record just ended carry the parts it must? */
@@ -933,6 +979,13 @@ static bool parts_ok(const struct ks_keynode *k, const struct ks_krow *r,
 			return false;
 		n++;
 	}
+	/* Then the chain, if the key has one. */
+	for (i = 0; i < k->n_key; i++)
+		if (k->key_part[i] == KS_KP_WAKER_CHAIN) {
+			if (n >= s->n_parts || s->part[n].part != KS_KP_WAKER_CHAIN)
+				return false;
+			n++;
+		}
 	return n == s->n_parts;
 }
 
@@ -956,10 +1009,10 @@ static int grow(void *v, size_t *cap, size_t n, size_t size)
 int ks_keynode_parse(const char *text, struct ks_keynode *k, char *err,
 		     size_t errlen)
 {
-	size_t cap_rows = 0, cap_slow = 0, cap_frames = 0;
+	size_t cap_rows = 0, cap_slow = 0, cap_frames = 0, cap_levels = 0;
 	struct ks_krow *row = NULL;	/* the record whose parts follow */
 	struct ks_kslow *slow = NULL;
-	struct ks_kval *stack = NULL;	/* the part whose frames follow */
+	size_t *stack = NULL;		/* the frame count of a part or level */
 	enum { ROWS, OTHER, SLOWEST } at = ROWS;
 	int lineno = 0;
 	char *p, *line;
@@ -993,14 +1046,33 @@ int ks_keynode_parse(const char *text, struct ks_keynode *k, char *err,
 			if (grow(&k->frames, &cap_frames, k->n_frames, sizeof(*k->frames)))
 				goto nomem;
 			k->frames[k->n_frames++] = line + 2;
-			stack->n_frames++;
+			(*stack)++;
 			continue;
 		}
 		if (line[0] == '\t') {
 			unsigned int *np = row ? &row->n_parts : slow ? &slow->n_parts : NULL;
-			unsigned int max = row ? KS_KP_NR : 5;
+			unsigned int max = row ? KS_KP_NR : 6;
 			struct ks_kval *v;
 
+			if (np && *np && !strncmp(line + 1, "waker-chain ", 12)) {
+				v = row ? &row->part[*np - 1] : &slow->part[*np - 1];
+				/* A level after the first: the chain's part goes on. */
+				if (v->part == KS_KP_WAKER_CHAIN) {
+					if (grow(&k->levels, &cap_levels, k->n_levels,
+						 sizeof(*k->levels)))
+						goto nomem;
+					if (v->n_levels >= 4 ||
+					    parse_level(line + 13, &k->levels[k->n_levels],
+							k->n_frames)) {
+						seterr(err, errlen, "line %d: bad waker-chain level '%s'",
+						       lineno, line + 1);
+						goto fail;
+					}
+					v->n_levels++;
+					stack = &k->levels[k->n_levels++].n_frames;
+					continue;
+				}
+			}
 			if (!np || *np == max) {
 				seterr(err, errlen, "line %d: a key part out of place", lineno);
 				goto fail;
@@ -1011,7 +1083,23 @@ int ks_keynode_parse(const char *text, struct ks_keynode *k, char *err,
 				goto fail;
 			}
 			(*np)++;
-			stack = ks_kpart_is_stack(v->part) ? v : NULL;
+			stack = ks_kpart_is_stack(v->part) ? &v->n_frames : NULL;
+			if (v->part == KS_KP_WAKER_CHAIN) {
+				char *rest = line + 1 + strlen("waker-chain");
+
+				if (grow(&k->levels, &cap_levels, k->n_levels,
+					 sizeof(*k->levels)))
+					goto nomem;
+				v->level0 = k->n_levels;
+				if (*rest != ' ' ||
+				    parse_level(rest + 1, &k->levels[k->n_levels], k->n_frames)) {
+					seterr(err, errlen, "line %d: bad waker-chain level '%s'",
+					       lineno, line + 1);
+					goto fail;
+				}
+				v->n_levels = 1;
+				stack = &k->levels[k->n_levels++].n_frames;
+			}
 			continue;
 		}
 		/* A new record: the one before must be whole. */
@@ -1089,6 +1177,9 @@ void ks_keynode_free(struct ks_keynode *k)
 	free(k->row);
 	free(k->slow);
 	free(k->frames);
+	free(k->levels);
+	k->levels = NULL;
+	k->n_levels = 0;
 	k->buf = NULL;
 	k->row = NULL;
 	k->slow = NULL;
@@ -1251,6 +1342,34 @@ static void fold_waker(FILE *f, const struct ks_keynode *k,
 	}
 }
 
+/*
+ * A chain graph's levels above the waker's place: per level "--", its
+ * kernel stack leaf first (as fold_waker()), then its comm, or its
+ * marker ("[running]"; an interrupt's frames, then "[interrupt]").
+ */
+static void fold_chain(FILE *f, const struct ks_keynode *k,
+		       const struct ks_kval *v, bool marks, bool *first)
+{
+	char fr[2048];
+	size_t i, j;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->n_levels; i++) {
+		const struct ks_klevel *lv = &k->levels[v->level0 + i];
+
+		put_frame(f, first, "--");
+		for (j = 0; j < lv->n_frames; j++)
+			put_kframe(f, first, k->frames[lv->frame0 + j], marks);
+		if (lv->comm)
+			clean_copy(fr, sizeof(fr), lv->comm, strlen(lv->comm));
+		else
+			clean_copy(fr, sizeof(fr), lv->marker, strlen(lv->marker));
+		/* An empty comm would be an empty frame. */
+		put_frame(f, first, *fr ? fr : "[no comm]");
+	}
+}
+
 /* A row's frames, as one folded line without its value, in @f. */
 static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *row,
 		     bool marks)
@@ -1295,6 +1414,8 @@ static void fold_row(FILE *f, const struct ks_keynode *k, const struct ks_krow *
 			put_kframe(f, &first, k->frames[st->frame0 + j], marks);
 	}
 	fold_waker(f, k, row, marks, &first);
+	fold_chain(f, k, kval_get(row->part, row->n_parts, KS_KP_WAKER_CHAIN), marks,
+		   &first);
 }
 
 struct folded {
@@ -1398,7 +1519,8 @@ bool ks_keynode_labels_ok(const struct ks_keynode *k)
 	if (!k->n_key)
 		return false;
 	for (i = 0; i < k->n_key; i++)
-		if (ks_kpart_is_stack(k->key_part[i]))
+		if (ks_kpart_is_stack(k->key_part[i]) ||
+		    k->key_part[i] == KS_KP_WAKER_CHAIN)
 			return false;
 	return true;
 }

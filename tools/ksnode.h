@@ -132,6 +132,7 @@ enum ks_kpart {
 	KS_KP_KSTACK, KS_KP_END_KSTACK, KS_KP_COMM, KS_KP_PID, KS_KP_TGID,
 	KS_KP_CPU, KS_KP_CGROUP, KS_KP_WAKER_KSTACK, KS_KP_WAKER_COMM,
 	KS_KP_WAKER_PID, KS_KP_WAKER_CGROUP, KS_KP_USTACK, KS_KP_WAKER_USTACK,
+	KS_KP_WAKER_CHAIN,	/* its levels: ks_kval.level0, n_levels */
 	KS_KP_VALUE,	/* ret or argN, "argN:log2" for power-of-two rows */
 	KS_KP_NR
 };
@@ -172,6 +173,23 @@ struct ks_kval {
 	 * gone, "exited" (its frames stay addresses).
 	 */
 	const char *note;
+	size_t level0, n_levels; /* KS_KP_WAKER_CHAIN: levels[level0...] */
+};
+
+/*
+ * A level of key waker-chain: a waker (comm, pid, its mean blocked time
+ * when the row gives it) or a marker ("[running]", "[kernel thread]",
+ * "[interrupt]", "[not captured]"); its kernel frames, leaf first (an
+ * interrupt's too).
+ */
+struct ks_klevel {
+	unsigned int level;	/* from 1; 0 for "[not captured]" without one */
+	const char *comm;	/* unescaped; NULL for a marker */
+	long long pid;
+	bool has_blocked;
+	uint64_t blocked_ns;	/* the mean, in ns */
+	const char *marker;	/* NULL for a waker */
+	size_t frame0, n_frames;
 };
 
 struct ks_krow {
@@ -185,9 +203,9 @@ struct ks_kslow {
 	long long pid;
 	unsigned int cpu;
 	const char *comm;	/* unescaped */
-	/* kstack, end-kstack, waker-kstack, ustack, waker-ustack: those in the key */
+	/* kstack, end-kstack, waker-kstack, ustack, waker-ustack, waker-chain: those in the key */
 	unsigned int n_parts;
-	struct ks_kval part[5];
+	struct ks_kval part[6];
 };
 
 struct ks_keynode {
@@ -203,6 +221,8 @@ struct ks_keynode {
 	struct ks_kstats other_st;
 	struct ks_kslow *slow;		/* largest first */
 	const char **frames;		/* as %pS prints them; user frames as 0xADDR */
+	struct ks_klevel *levels;	/* of waker-chain parts */
+	size_t n_levels;
 	char **owned;			/* frames named by ks_name_user_frames() */
 	size_t n_owned;
 };
@@ -225,7 +245,9 @@ void ks_keynode_free(struct ks_keynode *k);
  * the key's order ("pid N", "tgid N", "cpu N"), ustack root (main)
  * first, kstack root first, then "--" and end-kstack root first; or, as
  * offwaketime -f, "--" and waker-kstack leaf first, waker-ustack leaf
- * first, then waker-comm and "waker-pid N". A user stack without frames
+ * first, then waker-comm and "waker-pid N"; for waker-chain, per level
+ * "--", its stack leaf first and its comm, or its marker ("[running]";
+ * an interrupt's stack, then "[interrupt]"). A user stack without frames
  * is its note ("[kernel thread]"). Frames lose their +0xOFF/0xSIZE (the
  * " [module]" stays); ';' and control characters become '_'. VALUE is
  * the row's total (ns), or its count when @count. Then "[other] VALUE"

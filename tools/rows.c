@@ -127,7 +127,7 @@ static void print_scalars(const struct ks_krow *r, const struct ks_ksyms *ks)
 	for (i = 0; i < r->n_parts; i++) {
 		const struct ks_kval *v = &r->part[i];
 
-		if (ks_kpart_is_stack(v->part))
+		if (ks_kpart_is_stack(v->part) || v->part == KS_KP_WAKER_CHAIN)
 			continue;
 		switch (v->part) {
 		case KS_KP_COMM:
@@ -152,6 +152,46 @@ static void print_scalars(const struct ks_krow *r, const struct ks_ksyms *ks)
 	}
 }
 
+/*
+ * Key waker-chain below the row: per level "waker-chain L comm C pid P
+ * blocked-ns N" (or its marker), then its frames as a stack's.
+ */
+static void print_chain(const struct ks_keynode *k, const struct ks_kval *v, bool folded)
+{
+	char fr[1024];
+	size_t i, j;
+
+	for (i = 0; i < v->n_levels; i++) {
+		const struct ks_klevel *lv = &k->levels[v->level0 + i];
+
+		printf("    waker-chain");
+		if (lv->level)
+			printf(" %u", lv->level);
+		if (lv->comm) {
+			printf(" comm ");
+			print_comm(lv->comm);
+			printf(" pid %lld", lv->pid);
+			if (lv->has_blocked)
+				printf(" blocked-ns %" PRIu64, lv->blocked_ns);
+		} else {
+			printf(" %s", lv->marker);
+		}
+		if (!folded) {
+			putchar('\n');
+			for (j = 0; j < lv->n_frames; j++)
+				printf("      %s\n", k->frames[lv->frame0 + j]);
+			continue;
+		}
+		if (lv->n_frames)
+			putchar(' ');
+		for (j = lv->n_frames; j-- > 0; ) {
+			ks_fold_frame(fr, sizeof(fr), k->frames[lv->frame0 + j]);
+			printf("%s%s", fr, j ? ";" : "");
+		}
+		putchar('\n');
+	}
+}
+
 /* The key's stacks below the row: indented frames, or folded on one line. */
 static void print_stacks(const struct ks_keynode *k, const struct ks_krow *r, bool folded)
 {
@@ -162,6 +202,10 @@ static void print_stacks(const struct ks_keynode *k, const struct ks_krow *r, bo
 	for (i = 0; i < r->n_parts; i++) {
 		const struct ks_kval *v = &r->part[i];
 
+		if (v->part == KS_KP_WAKER_CHAIN) {
+			print_chain(k, v, folded);
+			continue;
+		}
 		if (!ks_kpart_is_stack(v->part))
 			continue;
 		printf("    %s", ks_kpart_names[v->part]);

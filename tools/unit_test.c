@@ -1145,6 +1145,37 @@ static void test_fold(void)
 	free(out);
 	ks_keynode_free(&k);
 
+	/*
+	 * waker-chain: per level "--", its frames leaf first, its comm or
+	 * marker (an interrupt's frames, then "[interrupt]").
+	 */
+	kload("keys/KEY-chain", &k);
+	out = NULL;
+	CAPTURE(out, n = ks_fold(f, &k, false));
+	EQ_U64(n, 4);
+	EQ_STR(out, "pipe_read;schedule;__schedule;--;try_to_wake_up;pipe_write;dd;--;"
+		"try_to_wake_up;blk_mq_end_request;kworker/u4:1;--;try_to_wake_up;"
+		"hrtimer_wakeup;[interrupt] 30000\n"
+		"__schedule;--;try_to_wake_up;my task_x;--;[running] 5000\n"
+		"__schedule;--;try_to_wake_up;kworker/0:1;--;[kernel thread] 700\n"
+		"[other] 40\n");
+	free(out);
+	/* 3 + 2 + 2 levels of rows, 2 of the slowest sample. */
+	EQ_U64(k.n_levels, 9);
+	CHECK(k.levels[0].level == 1 && k.levels[0].has_blocked &&
+	      k.levels[0].blocked_ns == 12000 && k.levels[0].pid == 77 &&
+	      !strcmp(k.levels[0].comm, "dd") && k.levels[0].n_frames == 2,
+	      "KEY-chain: level 1 is dd, pid 77, 12000 ns, 2 frames");
+	CHECK(k.levels[2].level == 3 && !k.levels[2].comm &&
+	      !strcmp(k.levels[2].marker, "[interrupt]") && k.levels[2].n_frames == 2,
+	      "KEY-chain: level 3 is [interrupt], with its frames");
+	CHECK(!strcmp(k.levels[6].marker, "[kernel thread]") && !k.levels[6].n_frames,
+	      "KEY-chain: a two-word marker");
+	CHECK(!k.levels[7].has_blocked && !strcmp(k.levels[8].marker, "[not captured]"),
+	      "KEY-chain: a slowest sample's levels, no blocked-ns");
+	CHECK(!ks_keynode_labels_ok(&k), "KEY-chain: no labels");
+	ks_keynode_free(&k);
+
 	/* Value parts are frames after comm: "ret -11", "arg1:log2 [LO, HI)". */
 	kload("keys/KEY-ret", &k);
 	out = NULL;

@@ -295,7 +295,8 @@ class Metric:
         "end-kstack" and "waker-kstack" (frames, leaf first), "comm" and
         "waker-comm" (unescaped), "cgroup", "waker-cgroup" (paths), "pid",
         "tgid", "cpu", "waker-pid", "ret",
-        "argN" (ints), "argN:log2" ((lo, hi)) (see parse_keys()). [] when there is no KEY-NAME (a
+        "argN" (ints), "waker-chain" (a list of levels, each a dict:
+        comm, pid, blocked_ns, kstack; or marker, kstack), "argN:log2" ((lo, hi)) (see parse_keys()). [] when there is no KEY-NAME (a
         client metric, a trace without key or slowest) or the trace has no
         key. Errors as read() (ParseError for a text off the format)."""
         path = os.path.join(self._dir, KEY_PREFIX + self.name)
@@ -340,14 +341,15 @@ def metric(name: str) -> Metric:
 #: The listing's words whose values are counts: traces() gives them as ints.
 _LISTING_INTS = ("bits", "functions", "skipped", "maxactive", "memory", "missed",
                  "keys", "other", "slowest", "pid", "tgid", "cpu", "min", "max",
-                 "expire")
+                 "expire", "records_lost")
 
 
 def traces() -> list[dict[str, Any]]:
     """The _control listing (read from device() when it exists, as the
     same text): one dict per trace, keyed by the listing's words (name,
     method, bits, start, end, functions, skipped, maxactive, memory in bytes, missed, key, keys, other, slowest, the filters, and
-    for an off-CPU trace kind, state, tasks, min, max; for a section pair,
+    for an off-CPU trace kind, state, tasks, min, max (and records_lost
+    with key waker-chain); for a section pair,
     expire; for a matched pair, match and repeat too), "gone": True when its module unloaded. Counts are
     ints; "-" (no end, no key, no max) and the other words are strings;
     "if" is the list of a trace's if words ([] without); "types" the
@@ -488,7 +490,7 @@ def trace(name: str, start: str | None = None, end: str | None = None,
     "Off-CPU time"): no @start, @end or @method; @state "any", "all", "S" or
     "D"; @min_ns and @max_ns bound the waits (the words min and max);
     @tasks "all", "user" or "kernel"; and the key parts waker-kstack,
-    waker-comm, waker-pid, waker-cgroup. Its halves are BLOCKED-NAME and RUNQ-NAME.
+    waker-comm, waker-pid, waker-cgroup, waker-chain[:N]. Its halves are BLOCKED-NAME and RUNQ-NAME.
 
     Words _control does not know (any other keyword argument), or values
     with blanks, are refused with KstatsError EINVAL before anything is

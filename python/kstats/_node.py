@@ -287,7 +287,7 @@ def parse(text: str) -> Node:
 #: The parts a KEY-NAME row's key can have (README, "KEY-NAME").
 KEY_PARTS: tuple[str, ...] = ("kstack", "end-kstack", "comm", "pid", "tgid", "cpu",
                                "cgroup", "waker-kstack", "waker-comm", "waker-pid",
-                               "waker-cgroup", "ustack", "waker-ustack")
+                               "waker-cgroup", "ustack", "waker-ustack", "waker-chain")
 _STACK_PARTS = ("kstack", "end-kstack", "waker-kstack")
 _USER_PARTS = ("ustack", "waker-ustack")
 _USER_HEAD_RE = re.compile(r"tgid ([0-9]+)(?: start ([0-9]+))?|(\[[a-z0-9 -]+\])|")
@@ -295,6 +295,10 @@ _USER_HEAD_RE = re.compile(r"tgid ([0-9]+)(?: start ([0-9]+))?|(\[[a-z0-9 -]+\])
 # field through one ("file->f_flags"), and any of them with ":log2".
 _VALUE_PART_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*((->|\.)[A-Za-z_][A-Za-z0-9_]*)*(:log2)?")
 _LOG2_RE = re.compile(r"\[(-?[0-9]+), (-?[0-9]+)\)")
+# A level of key waker-chain, after "waker-chain ": "L comm C pid P
+# [blocked-ns N]", or "L [marker]" ("[not captured]" may come without L).
+_LEVEL_RE = re.compile(r"(?:([1-4]) )?(?:comm (\S*) pid (-?[0-9]+)(?: blocked-ns ([0-9]+))?"
+                       r"|(\[[a-z ]+\]))")
 
 
 def _key_part_name(spec_part: str) -> str:
@@ -339,6 +343,12 @@ def parse_keys(text: str | bytes) -> list[dict]:
     "[32-bit task]", else None); likewise "waker-ustack-tgid" and
     "waker-ustack-note". Naming them needs the process's ELF files and
     debug information (elfutils' libdwfl): `kstats rows` does.
+    "waker-chain": the levels of a wakeup chain, a list, level 1 (the
+    waker) first: each a dict {"comm", "pid", "blocked_ns" (the row's
+    mean of that task's own blocked time), "kstack" (frames, leaf first)},
+    or {"marker": "[running]", "kstack": []} for a level that is no waker
+    ("[running]", "[kernel thread]", "[not captured]"; "[interrupt]"
+    with the interrupt's frames).
     [] for a trace without key ("# key -"). The other row and
     the slowest samples are not rows. Raises ParseError naming the line
     for a text off the format, or cut short (fewer rows than the header's)."""
@@ -370,6 +380,24 @@ def parse_keys(text: str | bytes) -> list[dict]:
                 stack.append(int(frame, 16))
             elif not (order and order[-1] in _USER_PARTS):
                 stack.append(frame)
+            continue
+        if line.startswith("\twaker-chain ") and rows:
+            m = _LEVEL_RE.fullmatch(line[len("\twaker-chain "):])
+            if not m or (order and order[-1] == "waker-chain" and
+                         len(rows[-1]["waker-chain"]) >= 4) or \
+                    (not (order and order[-1] == "waker-chain") and "waker-chain" in rows[-1]):
+                raise ParseError(f"line {no}: bad waker-chain level {line[1:]!r}")
+            if m.group(5):
+                level: dict = {"marker": m.group(5), "kstack": []}
+            else:
+                level = {"comm": _unescape(m.group(2)), "pid": int(m.group(3)),
+                         "blocked_ns": int(m.group(4)) if m.group(4) else None,
+                         "kstack": []}
+            if not (order and order[-1] == "waker-chain"):
+                rows[-1]["waker-chain"] = []
+                order.append("waker-chain")
+            rows[-1]["waker-chain"].append(level)
+            stack = level["kstack"]
             continue
         if line.startswith("\t"):
             part, _, val = line[1:].partition(" ")

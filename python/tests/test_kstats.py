@@ -354,6 +354,25 @@ class Keys(unittest.TestCase):
         with self.assertRaises(kstats.ParseError):
             kstats.parse_keys(bad)
 
+    def test_waker_chain(self):
+        rows = kstats.parse_keys(key_text("KEY-chain"))
+        self.assertEqual([r["count"] for r in rows], [2, 1, 1])
+        self.assertEqual(rows[0]["waker-chain"], [
+            {"comm": "dd", "pid": 77, "blocked_ns": 12000,
+             "kstack": ["try_to_wake_up+0x4b/0x5a0", "pipe_write+0x1c2/0x6a0"]},
+            {"comm": "kworker/u4:1", "pid": 12, "blocked_ns": 9000,
+             "kstack": ["try_to_wake_up+0x4b/0x5a0", "blk_mq_end_request+0x10/0x20"]},
+            {"marker": "[interrupt]",
+             "kstack": ["try_to_wake_up+0x4b/0x5a0", "hrtimer_wakeup+0x1e/0x30"]}])
+        self.assertEqual(rows[1]["waker-chain"][0]["comm"], "my task;x")
+        self.assertEqual(rows[1]["waker-chain"][1], {"marker": "[running]", "kstack": []})
+        self.assertEqual(rows[2]["waker-chain"][1], {"marker": "[kernel thread]", "kstack": []})
+        self.assertEqual(rows[0]["kstack"][2], "pipe_read+0x30f/0x430")
+        bad = key_text("KEY-chain").replace(b"\twaker-chain 2 [running]",
+                                            b"\twaker-chain 2 running", 1)
+        with self.assertRaises(kstats.ParseError):
+            kstats.parse_keys(bad)
+
     def test_parts_and_escapes(self):
         rows = kstats.parse_keys(key_text("KEY-parts"))
         self.assertEqual([{k: r[k] for k in ("cpu", "comm", "tgid", "pid")} for r in rows],

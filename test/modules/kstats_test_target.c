@@ -131,6 +131,34 @@
  *				time, each waited for (flush_work()); reading
  *				the file then gives "work N item ADDR", the
  *				work item's address in decimal
+ *	chain_prep		two kthreads for chain_sleep or chain_busy,
+ *				kst_chain_b (B) and kst_chain_c (C), made and
+ *				left asleep: made before a trace starts, C's
+ *				wait is none of the trace's (no record)
+ *	chain_sleep US N	a wakeup chain, N rounds: the writer (A)
+ *				waits in kst_chain_wait_a() until B wakes it
+ *				from kst_chain_wake_a(); B, once it has seen
+ *				A asleep, waits in kst_chain_wait_b() until C
+ *				wakes it from kst_chain_wake_b(); C, once it
+ *				has seen B asleep there, sleeps US in
+ *				usleep_range() (an hrtimer wakes it, in
+ *				hardirq) before it wakes B. Reading the file
+ *				then gives "chain N lower_b NS upper_b NS
+ *				upper_c NS", sums over the rounds: lower_b,
+ *				C's measure from seeing B asleep to its
+ *				wakeup call, which B's blocked time holds;
+ *				upper_b, B's own measure around its wait,
+ *				which holds B's blocked time; upper_c, C's
+ *				own measure around its last sleep before the
+ *				wakeup, which holds that sleep's blocked time
+ *	chain_busy US N		the same, C spinning instead of sleeping
+ *				(cond_resched(), no sleep): C is never
+ *				blocked in the trace; upper_c is 0
+ *	chain_prep_b		chain_prep's B alone: C is to come
+ *	chain_c			after chain_prep_b: the writer is C, a user
+ *				task's write asleep until chain_busy (or
+ *				chain_sleep) runs C's rounds in it
+ *	chain_wait_c		until chain_c's writer is asleep (10 s at most)
  *	clear			forget the measurements below
  *
  * Every call (outermost call for recurse, begin..end for the sections)
@@ -673,6 +701,249 @@ static int kst_offcpu_run(const char *cmd, unsigned int us, unsigned int n)
 	return 0;
 }
 
+/*
+ * A wakeup chain of three tasks (chain_prep, chain_sleep, chain_busy):
+ * A, the writer, woken by B, woken by C.
+ */
+static DEFINE_MUTEX(kst_chain_lock);	/* one chain at a time */
+static struct {
+	struct completion go, a, b;
+	struct task_struct *ta, *tb, *tc;
+	bool tc_user;		/* C is a user task's write (chain_c) */
+	bool abort;		/* a user C stops: kst_chain_stop() */
+	unsigned int us, n;
+	bool busy;
+	unsigned int a_round, b_round;	/* the round each waits in, from 1 */
+	u64 lower_b, upper_b, upper_c;
+} kst_chain;
+
+noinline void kst_chain_wait_a(void)
+{
+	wait_for_completion(&kst_chain.a);
+	barrier();
+}
+
+noinline void kst_chain_wait_b(void)
+{
+	wait_for_completion(&kst_chain.b);
+	barrier();
+}
+
+noinline void kst_chain_wake_a(void)
+{
+	complete(&kst_chain.a);
+	barrier();
+}
+
+noinline void kst_chain_wake_b(void)
+{
+	complete(&kst_chain.b);
+	barrier();
+}
+
+/* @p is switched out, asleep in its round @round's wait. */
+static bool kst_chain_asleep(struct task_struct *p, unsigned int *at,
+			     unsigned int round)
+{
+	return READ_ONCE(*at) == round &&
+	       READ_ONCE(p->__state) == TASK_UNINTERRUPTIBLE &&
+	       !READ_ONCE(p->on_cpu);
+}
+
+/* Whether the chain's task should end: kthread_stop(), or for a user C abort. */
+static bool kst_chain_stopping(void)
+{
+	if (current->flags & PF_KTHREAD)
+		return kthread_should_stop();
+	return READ_ONCE(kst_chain.abort);
+}
+
+/* A kthread: until kthread_stop(), without a wait of the chain's. */
+static void kst_chain_park(void)
+{
+	while ((current->flags & PF_KTHREAD) && !kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 100 + 1);
+}
+
+static int kst_chain_b_fn(void *arg)
+{
+	unsigned int i;
+	u64 t0;
+
+	wait_for_completion(&kst_chain.go);
+	for (i = 1; i <= kst_chain.n && !kst_chain_stopping(); i++) {
+		while (!kst_chain_asleep(kst_chain.ta, &kst_chain.a_round, i) &&
+		       !kst_chain_stopping())
+			usleep_range(20, 50);
+		WRITE_ONCE(kst_chain.b_round, i);
+		t0 = kst_now();
+		kst_chain_wait_b();
+		kst_chain.upper_b += kst_now() - t0;
+		/* Nothing in between: B's last wakeup is C's. */
+		kst_chain_wake_a();
+	}
+	kst_chain_park();
+	return 0;
+}
+
+static int kst_chain_c_fn(void *arg)
+{
+	unsigned int i;
+	u64 t0, u0, u1;
+
+	/* Made asleep before the trace: this wakeup starts no record. */
+	wait_for_completion(&kst_chain.go);
+	for (i = 1; i <= kst_chain.n && !kst_chain_stopping(); i++) {
+		while (!kst_chain_asleep(kst_chain.tb, &kst_chain.b_round, i) &&
+		       !kst_chain_stopping()) {
+			if (kst_chain.busy)
+				cond_resched();
+			else
+				usleep_range(20, 50);
+		}
+		t0 = kst_now();
+		u0 = t0;
+		u1 = t0;
+		while (u1 - t0 < (u64)kst_chain.us * NSEC_PER_USEC) {
+			u0 = kst_now();
+			if (kst_chain.busy)
+				cond_resched();
+			else
+				usleep_range(kst_chain.us, kst_chain.us + 50);
+			u1 = kst_now();
+		}
+		if (!kst_chain.busy)
+			kst_chain.upper_c += u1 - u0;
+		kst_chain.lower_b += kst_now() - t0;
+		kst_chain_wake_b();
+	}
+	/* A busy C never sleeps while the chain runs: park after it. */
+	kst_chain_park();
+	return 0;
+}
+
+static void kst_chain_stop(void)
+{
+	/* Threads still waiting on go (a prep never run) run no round. */
+	if (kst_chain.tb || kst_chain.tc) {
+		if (!completion_done(&kst_chain.go))
+			kst_chain.n = 0;
+		WRITE_ONCE(kst_chain.abort, true);
+		complete_all(&kst_chain.go);
+	}
+	if (kst_chain.tb)
+		kthread_stop(kst_chain.tb);
+	/* A user C returns from its write by itself. */
+	if (kst_chain.tc && !kst_chain.tc_user)
+		kthread_stop(kst_chain.tc);
+	kst_chain.tb = NULL;
+	kst_chain.tc = NULL;
+	kst_chain.tc_user = false;
+}
+
+static int kst_chain_prep(bool user_c)
+{
+	int err = 0;
+
+	mutex_lock(&kst_chain_lock);
+	kst_chain_stop();
+	init_completion(&kst_chain.go);
+	kst_chain.abort = false;
+	kst_chain.tb = kthread_run(kst_chain_b_fn, NULL, "kst_chain_b");
+	/* chain_prep_b: C is to come, a user task's write of chain_c. */
+	kst_chain.tc = user_c ? NULL : kthread_run(kst_chain_c_fn, NULL, "kst_chain_c");
+	if (IS_ERR(kst_chain.tb) || IS_ERR(kst_chain.tc)) {
+		err = -ENOMEM;
+		if (IS_ERR(kst_chain.tb))
+			kst_chain.tb = NULL;
+		if (IS_ERR(kst_chain.tc))
+			kst_chain.tc = NULL;
+		kst_chain_stop();
+		goto out;
+	}
+	/* Both asleep on go, switched out, before the trace begins. */
+	while (READ_ONCE(kst_chain.tb->__state) != TASK_UNINTERRUPTIBLE ||
+	       READ_ONCE(kst_chain.tb->on_cpu) ||
+	       (kst_chain.tc && (READ_ONCE(kst_chain.tc->__state) != TASK_UNINTERRUPTIBLE ||
+				 READ_ONCE(kst_chain.tc->on_cpu))))
+		usleep_range(100, 200);
+out:
+	mutex_unlock(&kst_chain_lock);
+	return err;
+}
+
+/*
+ * chain_c: the writer is C (a user task, not a kernel thread), asleep on
+ * go until chain_busy or chain_sleep, then C's rounds; after chain_prep_b.
+ */
+static int kst_chain_user_c(void)
+{
+	mutex_lock(&kst_chain_lock);
+	if (!kst_chain.tb || kst_chain.tc) {
+		mutex_unlock(&kst_chain_lock);
+		return -EBUSY;
+	}
+	kst_chain.tc = current;
+	kst_chain.tc_user = true;
+	mutex_unlock(&kst_chain_lock);
+	kst_chain_c_fn(NULL);
+	return 0;
+}
+
+/* chain_wait_c: until chain_c's writer is asleep on go (10 s at most). */
+static int kst_chain_wait_c(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 50000; i++) {
+		struct task_struct *c;
+
+		mutex_lock(&kst_chain_lock);
+		c = kst_chain.tc;
+		if (c && READ_ONCE(c->__state) == TASK_UNINTERRUPTIBLE &&
+		    !READ_ONCE(c->on_cpu)) {
+			mutex_unlock(&kst_chain_lock);
+			return 0;
+		}
+		mutex_unlock(&kst_chain_lock);
+		usleep_range(200, 300);
+	}
+	return -ETIMEDOUT;
+}
+
+static int kst_chain_run(bool busy, unsigned int us, unsigned int n)
+{
+	unsigned int i;
+
+	mutex_lock(&kst_chain_lock);
+	if (!kst_chain.tb || !kst_chain.tc) {
+		mutex_unlock(&kst_chain_lock);
+		return -ESRCH;	/* no chain_prep, or no chain_c after chain_prep_b */
+	}
+	init_completion(&kst_chain.a);
+	init_completion(&kst_chain.b);
+	kst_chain.ta = current;
+	kst_chain.us = us;
+	kst_chain.n = n;
+	kst_chain.busy = busy;
+	kst_chain.a_round = 0;
+	kst_chain.b_round = 0;
+	kst_chain.lower_b = 0;
+	kst_chain.upper_b = 0;
+	kst_chain.upper_c = 0;
+	complete_all(&kst_chain.go);
+	for (i = 1; i <= n; i++) {
+		WRITE_ONCE(kst_chain.a_round, i);
+		kst_chain_wait_a();
+	}
+	kst_chain_stop();
+	snprintf(kst_result, sizeof(kst_result),
+		 "chain %u lower_b %llu upper_b %llu upper_c %llu\n", n,
+		 kst_chain.lower_b, kst_chain.upper_b, kst_chain.upper_c);
+	mutex_unlock(&kst_chain_lock);
+	return 0;
+}
+
 noinline notrace void kst_target_notrace(void)
 {
 	barrier();
@@ -805,6 +1076,12 @@ static int kst_run(char *line)
 		spin_unlock(&kst_lock);
 		return 0;
 	}
+	if (n == 1 && (!strcmp(cmd, "chain_prep") || !strcmp(cmd, "chain_prep_b")))
+		return kst_chain_prep(!strcmp(cmd, "chain_prep_b"));
+	if (n == 1 && !strcmp(cmd, "chain_c"))
+		return kst_chain_user_c();
+	if (n == 1 && !strcmp(cmd, "chain_wait_c"))
+		return kst_chain_wait_c();
 	if (n < 2)
 		return -EINVAL;
 	if (!strcmp(cmd, "delay") && n == 3) {
@@ -976,6 +1253,9 @@ static int kst_run(char *line)
 		   (!strcmp(cmd, "offcpu_thread") || !strcmp(cmd, "offcpu_timer") ||
 		    !strcmp(cmd, "offcpu_sleep") || !strcmp(cmd, "offcpu_idle"))) {
 		return kst_offcpu_run(cmd, a, b);
+	} else if ((!strcmp(cmd, "chain_sleep") || !strcmp(cmd, "chain_busy")) &&
+		   n == 3 && a && b) {
+		return kst_chain_run(!strcmp(cmd, "chain_busy"), a, b);
 	} else if (!strcmp(cmd, "objs") && n == 3) {
 		for (i = 0; i < b; i++)
 			kst_obj_round(a);
@@ -1174,6 +1454,9 @@ static void __exit kst_exit(void)
 	hrtimer_cancel(&kst_offcpu.timer);
 	hrtimer_cancel(&kst_obj_timer);
 	cancel_work_sync(&kst_work);
+	mutex_lock(&kst_chain_lock);
+	kst_chain_stop();
+	mutex_unlock(&kst_chain_lock);
 }
 
 module_init(kst_init);

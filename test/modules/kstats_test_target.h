@@ -43,5 +43,10 @@ void kst_wait_idle(void);
 void kst_wake_thread(void);
 void kst_wake_timer(void);
 void kst_wake_sleep(void);
+/* A wakeup chain (chain_sleep, chain_busy): A waits, B wakes it, C wakes B. */
+void kst_chain_wait_a(void);
+void kst_chain_wait_b(void);
+void kst_chain_wake_a(void);
+void kst_chain_wake_b(void);
 
 #endif /* _KSTATS_TEST_TARGET_H */

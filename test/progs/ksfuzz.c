@@ -354,6 +354,18 @@ static void gen_key(char *out, size_t sz, enum kind k)
 		case 3:
 			if (k != K_OFFCPU)
 				continue;
+			/* waker-chain[:1..4] goes alone: no other waker part. */
+			if (chance(20)) {
+				if (used & (64 | 128 | 256 | 2048))
+					continue;
+				bit = 4096;
+				snprintf(parts[n], 32, "waker-chain");
+				if (chance(50))
+					snprintf(parts[n] + 11, 21, ":%u", 1 + rn(4));
+				break;
+			}
+			if (used & 4096)
+				continue;
 			bit = chance(25) ? 2048 : 64 << rn(3);
 			snprintf(parts[n], 32, "%s", bit == 64 ? "waker-kstack" :
 				 bit == 2048 ? "waker-ustack" :
