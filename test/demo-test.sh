@@ -24,10 +24,13 @@ check "dd's off-CPU wait and the stack that woke it" '^		pipe_(read|write)\+'
 check "the waker is dd" '^	waker-comm dd$'
 check "flame off is an off-wake line" '^[^ ]*;__schedule;--;try_to_wake_up;[^ ]* [0-9]+$'
 check "the off-CPU flame graph's path" "^== dd's off-CPU flame graph \\(kstats flame off --svg\\): /.*\\.off\\.svg "
-# That file: XML, an <svg>, with dd's frames: the root, the blocked
-# side (__schedule), the "--" frame and the waker's side above it.
-svg=$(sed -n "s/^== dd's off-CPU flame graph (kstats flame off --svg): \(.*\.off\.svg\) .*/\1/p" "$out")
-if [[ -n $svg ]] && python3 - "$svg" <<'PY'; then p=$((p + 1)); else f=$((f + 1)); echo "FAIL demo: the off-CPU flame graph ${svg:-(no path)}"; fi
+# Each SVG: XML, an <svg>, with dd's frames: the root, the blocked side
+# (__schedule), the "--" frame and the waker's side above it (class w1);
+# the chain graph also its second level above that (w2).
+svg_check() { # WHAT PATH-LINE-PREFIX SUFFIX CLASSES
+	local svg
+	svg=$(grep -F "$2" "$out" | sed -n "s/^.*: \(\/.*\.$3\) .*/\1/p")
+	if [[ -n $svg ]] && python3 - "$svg" "$4" <<'PY'; then p=$((p + 1)); else f=$((f + 1)); echo "FAIL demo: $1 ${svg:-(no path)}"; fi
 import sys
 import xml.etree.ElementTree as ET
 NS = '{http://www.w3.org/2000/svg}'
@@ -39,10 +42,19 @@ for g in root.iter(NS + 'g'):
         frames.setdefault(g.get('class'), []).append(t.text.rsplit(' (', 1)[0])
 names = [n for v in frames.values() for n in v]
 bad = [w for w in ('all', '__schedule', '--', 'try_to_wake_up') if w not in names]
-if root.tag != NS + 'svg' or bad or 'w1' not in frames:
+bad += [c for c in sys.argv[2].split(',') if c not in frames]
+if root.tag != NS + 'svg' or bad:
     sys.exit(f'{sys.argv[1]}: {root.tag}, {len(names)} frames, missing {bad}, classes {sorted(frames)}')
 print(f'{sys.argv[1]}: {len(names)} frames')
 PY
+}
+svg_check "the off-CPU flame graph" "== dd's off-CPU flame graph" off.svg w1
+check "the chain: dd's top row, level 1 a task with its blocked time" '^	waker-chain 1 comm [^ ]+ pid [0-9]+ blocked-ns [0-9]+$'
+check "the chain: level 2" '^	waker-chain 2 '
+check "the chain: the I/O wait's waker, null_blk's completion, is in a level" '^		[a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[null_blk\]$'
+check "flame ch folds the chain: dd's pipe_read, --, dd's pipe_write, --, the interrupt" '^[^ ]*;pipe_read;schedule;__schedule;--;[^ ]*;pipe_write;[^ ]*;dd;--;try_to_wake_up;.* \[null_blk\];.*;\[interrupt\] [0-9]+$'
+check "the chain graph's path" "^== dd's chain graph \\(kstats flame ch --svg\\): /.*\\.chain\\.svg "
+svg_check "the chain graph" "== dd's chain graph" chain.svg w1,w2
 check "the client module's metric" '^demo_hrtimer_late: [1-9][0-9]* samples?'
 check "kstats list" '^NAME +SAMPLES'
 # The demo makes three traces and its client module two metrics
@@ -62,7 +74,7 @@ import itertools
 import re
 import sys
 
-KINDS = ["show", "keys", "runq", "off", "client", "list", "node"]
+KINDS = ["show", "keys", "runq", "off", "chain", "client", "list", "node"]
 UNIT = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -93,6 +105,12 @@ def rows(block):
             sect = "k"
         elif l == "\twaker-kstack":
             sect = "w"
+        elif l.startswith("\twaker-chain "):
+            f = l.split()
+            sect = "c" + f[1]
+            cur[sect] = []
+            cur["who" + f[1]] = f[3] if f[2] == "comm" else f[2]
+            cur["ns" + f[1]] = f[-1]
         elif l.startswith("\t\t") and sect:
             cur[sect].append(l.strip().split("+")[0])
     return out
@@ -147,6 +165,16 @@ def expect(kind, block):
         return (f"in words: dd's {d['off']['samples']} waits off CPU: {pq} % of the time waiting for a "
                 f"CPU (run queue), {100 - pq} % blocked; the top row blocked in {own(r['k'])}, "
                 f"woken by {r['wcomm']}'s {own(r['w'])}")
+    if kind == "chain":
+        r = rows(block)[0]
+        def level(n):
+            if r["who%d" % n] != "[interrupt]":
+                return "%s in %s" % (r["who%d" % n], own(r["c%d" % n]))
+            skip = "schedule|wake|complete|^blk_|^bio_|end_?io"
+            return "an interrupt in " + next((f for f in r["c%d" % n] if not re.search(skip, f)), "?")
+        return (f"in words: the top two-level chain, {r['count']} waits of dd ({r['total'] / 1e6:.1f} ms): "
+                f"dd blocked in {own(r['k'])}, woken by {level(1)}, which had "
+                f"itself been blocked {int(r['ns1']) / 1e6:.1f} ms (mean), woken by {level(2)}")
     if kind == "client":
         _, p50, p99, _ = show(block)
         return (f"in words: the 1 ms hrtimer fired a median {p50} late ({int(ns(p50) / 1e4 + 0.5)} % "

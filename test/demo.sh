@@ -5,7 +5,9 @@
 # sched_switch, and why dd waits off CPU in a pipe between two dd), and
 # show the answers first: kstats show, the top rows by comm and kernel
 # stack (and the waker's stack), folded stacks, and dd's off-CPU flame
-# graph as an SVG (out/demo-KVER.off.svg); then the kstats_demo client
+# graph as an SVG (out/demo-KVER.off.svg); a wakeup chain (dd reading a
+# null_blk disk into the pipe: why the reader's waker was late) and its
+# chain graph (out/demo-KVER.chain.svg); then the kstats_demo client
 # module (how late a 1 ms hrtimer fires), kstats list, and last the raw
 # node as scripts read it. Recording stops before the demo reads the nodes,
 # so its own readers are not in its figures.
@@ -32,7 +34,19 @@ script=$(mktemp)
 log=$TOP/out/demo-$KVER.console
 # dd's off-CPU flame graph, drawn in the guest (kstats flame off --svg).
 svg=out/demo-$KVER.off.svg
-rm -f "$svg" "$svg.ttyS1"
+# Its chain graph (kstats flame ch --svg), on ttyS2.
+chsvg=out/demo-$KVER.chain.svg
+rm -f "$svg" "$svg.ttyS1" "$chsvg" "$chsvg.ttyS2"
+# null_blk and configfs, which it needs, as busybox's insmod loads them.
+mods=out/$KVER/demo-modules
+mkdir -p "$mods"
+for m in configfs null_blk; do
+	f=$(modinfo -k "$KVER" -n "$m")
+	case $f in
+	*.xz) xz -dc "$f" >"$mods/$m.ko" ;;
+	*) cp "$f" "$mods/$m.ko" ;;
+	esac
+done
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<'GUEST'
 D=/sys/kernel/debug/kstats
@@ -69,6 +83,14 @@ function own(a, r, n,  i) {
 		if (a[r, i] !~ /schedule|wake/) return a[r, i]
 	return "?"
 }
+# A level's own frame; an interrupt's, past the block layer's completion.
+function lown(r, l,  i, skip) {
+	skip = lv[r, l] == "[interrupt]" ? "schedule|wake|complete|^blk_|^bio_|end_?io" : "schedule|wake"
+	for (i = 1; i <= cn[r, "c" l]; i++)
+		if (cf[r, "c" l, i] !~ skip) return cf[r, "c" l, i]
+	return "?"
+}
+function who(r, l) { return lv[r, l] == "[interrupt]" ? "an interrupt" : lv[r, l] }
 /^[^ #=][^ ]*: [0-9]+ samples?,/ && name == "" { name = $1; sub(/:$/, "", name); samples = $2 }
 $1 == "min" && $3 == "mean" { mean = $4; max = $6 }
 $1 == "p50" { p50 = $2; for (i = 1; i < NF; i++) if ($i == "p99") p99 = $(i + 1) }
@@ -78,7 +100,14 @@ $1 == "p50" { p50 = $2; for (i = 1; i < NF; i++) if ($i == "p99") p99 = $(i + 1)
 /^\twaker-comm / { wcomm[r] = $2 }
 /^\tkstack/ { sect = "k"; next }
 /^\twaker-kstack/ { sect = "w"; next }
-/^\t\t/ { if (sect == "k") kf[r, ++kn[r]] = fname($0); else if (sect == "w") wf[r, ++wn[r]] = fname($0) }
+# A chain's level: "waker-chain L comm C pid P blocked-ns MEAN", or
+# "waker-chain L [interrupt]" or a marker; its frames follow.
+/^\twaker-chain / { sect = "c" $2; lv[r, $2] = ($3 == "comm") ? $4 : $3; lns[r, $2] = $NF; next }
+/^\t\t/ {
+	if (sect == "k") kf[r, ++kn[r]] = fname($0)
+	else if (sect == "w") wf[r, ++wn[r]] = fname($0)
+	else if (sect ~ /^c/) cf[r, sect, ++cn[r, sect]] = fname($0)
+}
 /^# name / { cur = $3 }
 /^# samples / { S[cur] = $3 }
 /^# mean / { M[cur] = $3 }
@@ -112,6 +141,9 @@ END {
 		printf "in words: dd's %s waits off CPU: %d %% of the time waiting for a CPU (run queue), %d %% blocked; the top row blocked in %s, woken by %s's %s\n",
 			S["off"], pq, 100 - pq, own(kf, 1, kn[1]), wcomm[1], own(wf, 1, wn[1])
 	}
+	if (what == "chain")
+		printf "in words: the top two-level chain, %s waits of dd (%.1f ms): dd blocked in %s, woken by %s in %s, which had itself been blocked %.1f ms (mean), woken by %s in %s\n",
+			cnt[1], tot[1] / 1000000, own(kf, 1, kn[1]), who(1, 1), lown(1, 1), lns[1, 1] / 1000000, who(1, 2), lown(1, 2)
 	if (what == "client")
 		printf "in words: the 1 ms hrtimer fired a median %s late (%d %% of its period), and 1 in 100 times over %s late\n",
 			p50, int(ns(p50) / 10000 + 0.5), p99
@@ -157,6 +189,33 @@ words off
 # The SVG leaves the guest on its second serial port (ttyS1), a file on
 # the host of its own: the console (ttyS0) interleaves the kernel's lines.
 cat /tmp/off.svg > /dev/ttyS1
+# A wakeup chain: dd reads a disk (null_blk, whose timer completes each
+# 64 KiB read 1 ms after it was queued) into the pipe, and the other dd
+# waits for it: why was the reader's waker late?
+kstats stop off
+insmod /modules/configfs.ko
+insmod /modules/null_blk.ko queue_mode=2 irqmode=2 completion_nsec=1000000 nr_devices=1
+part "why the waker was late: a wakeup chain; dd reads a disk (null_blk) into the pipe"
+run "echo trace ch offcpu comm dd key kstack:7,waker-chain:2 > $D/_control"
+dd if=/dev/nullb0 iflag=direct bs=64k count=64 2>/dev/null | dd of=/dev/null bs=64k 2>/dev/null
+run "kstats stop ch"
+# The top row whose chain has two levels (a wait that an interrupt
+# ended has one level: the interrupt).
+cat >/tmp/chainrow.awk <<'AWK'
+/^row/ { if (keep) exit; buf = ""; on = 1 }
+/^(other|slowest)/ { if (keep) exit; on = 0 }
+on { buf = buf $0 "\n" }
+on && /^\twaker-chain 2 / { keep = 1 }
+END { printf "%s", keep ? buf : "" }
+AWK
+run "awk -f /tmp/chainrow.awk $D/KEY-ch"
+run "kstats flame ch | awk -F ';--;' 'NF == 3' | head -2"
+run "kstats flame ch --svg > /tmp/ch.svg"
+words chain
+cat /tmp/ch.svg > /dev/ttyS2
+kstats remove ch
+rmmod null_blk
+rmmod configfs
 part "a client module, kstats_demo.ko: how late a 1 ms hrtimer fires (demo_hrtimer_late), how long usleep_range(1 ms) takes (demo_usleep_1ms)"
 insmod /modules/kstats_demo.ko
 sleep 2
@@ -177,18 +236,24 @@ echo "== unloaded"
 GUEST
 echo "== booting $KVER in QEMU (TCG, 2 CPUs)"
 status=0
-KS_QEMU_ARGS="${KS_QEMU_ARGS:+$KS_QEMU_ARGS }-serial file:$svg.ttyS1" \
+KS_QEMU_ARGS="${KS_QEMU_ARGS:+$KS_QEMU_ARGS }-serial file:$svg.ttyS1 -serial file:$chsvg.ttyS2" \
 	bash test/lib/run-guest.sh "$KVER" "$script" "$log" \
-	"out/$KVER/kstats.ko" "out/$KVER/kstats_demo.ko" out/tools/kstats || status=$?
+	"out/$KVER/kstats.ko" "out/$KVER/kstats_demo.ko" out/tools/kstats \
+	"$mods/configfs.ko" "$mods/null_blk.ko" || status=$?
 # The guest's own output, without the kernel's console messages.
 sed -n '/KSTATS-GUEST-START/,/KSTATS-GUEST-END/p' "$log" | grep -v '^\[ *[0-9.]*\]'
-# The tty wrote each newline as CRLF; the SVG itself holds no CR.
-if [[ -s $svg.ttyS1 ]]; then
-	tr -d '\r' <"$svg.ttyS1" >"$svg"
-	echo "== dd's off-CPU flame graph (kstats flame off --svg): $TOP/$svg (open it in a browser)"
-else
-	echo "== no off-CPU flame graph came out of the guest ($svg.ttyS1 is empty)"
-fi
-rm -f "$svg.ttyS1"
+# Each SVG left the guest on a serial port of its own: WHAT TTY-FILE SVG.
+keep_svg() {
+	# The tty wrote each newline as CRLF; the SVG itself holds no CR.
+	if [[ -s $2 ]]; then
+		tr -d '\r' <"$2" >"$3"
+		echo "== $1: $TOP/$3 (open it in a browser)"
+	else
+		echo "== no ${1%% (*} came out of the guest ($2 is empty)"
+	fi
+	rm -f "$2"
+}
+keep_svg "dd's off-CPU flame graph (kstats flame off --svg)" "$svg.ttyS1" "$svg"
+keep_svg "dd's chain graph (kstats flame ch --svg)" "$chsvg.ttyS2" "$chsvg"
 echo "== full console log: $log"
 exit "$status"
