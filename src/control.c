@@ -184,7 +184,7 @@ int ks_check_trace(struct ks_trace_req *req, const char **why)
 			if (ks_keys_spec_has(&req->keys, KS_KEY_WAKER_CHAIN) &&
 			    ks_keys_spec_has(&req->keys, i))
 				return ks_why(req, why,
-					      "key %s: waker-chain's first level is the waker (its kernel stack, comm and pid); give one or the other",
+					      "key %s: not beside waker-chain (its levels carry kernel stacks, comms and pids; waker-kstack, waker-comm and waker-pid are its level 1)",
 					      ks_key_part_names[i]);
 		req->method = KS_METHOD_TRACEPOINT;
 		return 0;

@@ -298,15 +298,19 @@ static void notrace ks_offcpu_chain_waking(struct ks_trace *t,
 	if (blocked) {
 		level[0] = ks_keys_chain_level(t->keys, &t->anchor[0], irq) ?:
 			   KS_CHAIN_LOST;
-		/* An interrupt ends the chain: level[1..] stay 0. */
-		if (!irq && n > 1) {
+		/*
+		 * An interrupt ends the chain: level[1..] stay 0. Else the
+		 * waker's record gives its own blocked time (level 1's, even
+		 * with waker-chain:1) and the levels above it.
+		 */
+		if (!irq) {
 			if (ks_recs_find(oc->recs, current, &rec, false) ==
 			    KS_REC_WOKEN) {
 				/* Woken before this wakeup, in a record kept since. */
 				ns[0] = rec.ts;
 				memcpy(level + 1, rec.level, (n - 1) * sizeof(*level));
 				memcpy(ns + 1, rec.ns, (n - 1) * sizeof(*ns));
-			} else {
+			} else if (n > 1) {
 				level[1] = current->flags & PF_KTHREAD ?
 					   KS_CHAIN_KTHREAD : KS_CHAIN_RUNNING;
 			}

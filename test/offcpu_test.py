@@ -61,11 +61,11 @@ BAD_LINES = [
     ("trace e16 offcpu key waker-chain:5", "key waker-chain:5: levels must be 1..4"),
     ("trace e17 offcpu key waker-chain:0", "key waker-chain:0: levels must be 1..4"),
     ("trace e18 offcpu key kstack,waker-chain,waker-comm",
-     "key waker-comm: waker-chain's first level is the waker"),
+     "key waker-comm: not beside waker-chain (its levels carry kernel stacks"),
     ("trace e19 offcpu key waker-kstack,waker-chain:3",
-     "key waker-kstack: waker-chain's first level is the waker"),
-    ("trace e20 offcpu key waker-chain,waker-pid", "key waker-pid: waker-chain's first level"),
-    ("trace e21 offcpu key waker-ustack,waker-chain", "key waker-ustack: waker-chain's first level"),
+     "key waker-kstack: not beside waker-chain (its levels carry kernel stacks"),
+    ("trace e20 offcpu key waker-chain,waker-pid", "key waker-pid: not beside waker-chain (its levels"),
+    ("trace e21 offcpu key waker-ustack,waker-chain", "key waker-ustack: not beside waker-chain (its levels"),
 ]
 
 
@@ -158,14 +158,17 @@ step chain
 echo chain_prep > $T
 ctl "trace c2 offcpu comm kstA key kstack,waker-chain:2"
 ctl "trace c3 offcpu comm kstA key kstack,waker-chain:3"
+ctl "trace c1 offcpu comm kstA key kstack,waker-chain:1"
 /modules/kstask kstA write $T 'chain_sleep %d %d'
 echo "@@CHAIN sleep $(cat $T)"
 show KEY-c2
 show KEY-c3
+show KEY-c1
 flame c2
 listing chain
 ctl "remove c2"
 ctl "remove c3"
+ctl "remove c1"
 echo chain_prep > $T
 ctl "trace cb offcpu comm kstA key kstack,waker-chain:3"
 /modules/kstask kstA write $T 'chain_busy %d %d'
@@ -380,6 +383,19 @@ def check_chain(r, st, flame):
     if rows:
         lv = check_chain_levels(r, "chain c2", rows[0], meas, False)
         r.check(len(lv) == 2, "chain c2: waker-chain:2 shows 2 levels", str(len(lv)))
+    # One level: B alone, with its own blocked time as at level 1 of c2.
+    rows = with_frame(kn.get("c1", [{}])[0].get("rows", []), "kstack", "kst_chain_wait_a")
+    r.check(len(rows) == 1 and rows[0]["count"] == CHAIN_N,
+            "chain c1: one row of kst_chain_wait_a, exactly %d waits" % CHAIN_N,
+            str([x["count"] for x in rows]))
+    if rows and meas:
+        lv = rows[0]["parts"].get("waker-chain", [])
+        n, lower_b, upper_b = meas[:3]
+        mb = lv[0].get("blocked_ns") if lv else None
+        r.check(len(lv) == 1 and lv[0].get("comm") == "kst_chain_b" and mb is not None and
+                lower_b // n <= mb <= upper_b // n,
+                "chain c1: waker-chain:1 shows B alone, its mean blocked time within "
+                "[C's measure, B's own] / %d" % n, str(lv)[:300])
     # Three levels: C was woken by the hrtimer of its usleep_range(), in
     # hardirq; its stack goes on into what it interrupted (one row each).
     rows = with_frame(kn.get("c3", [{}])[0].get("rows", []), "kstack", "kst_chain_wait_a")
@@ -397,8 +413,9 @@ def check_chain(r, st, flame):
                 "hrtimer_wakeup" % i, str(lv)[:400])
     ls = listings(st).get("chain", [])
     r.check(any(l.startswith("c2 ") and " key kstack:16,waker-chain:2 " in l and
-                " missed 0 " in l for l in ls),
-            "chain: the listing shows key waker-chain:2, nothing missed", str(ls))
+                " missed 0 " in l and re.search(r" records_lost 0( |$)", l) for l in ls),
+            "chain: the listing shows key waker-chain:2, nothing missed, no record lost",
+            str(ls))
     # A busy C, never blocked in the trace, has no record: the level after
     # it is [kernel thread] for the kthread kst_chain_c, [running] for a
     # user task's write (kstask kstC).

@@ -298,7 +298,11 @@ static int print_rows(const char *name, const struct ks_keynode *k, enum sort_by
 	if (k->has_other && k->other_st.count) {
 		for (c = 0; c < NCOL; c++)
 			printf("%s%*s", c ? "  " : "", (int)w[c], cells[shown][c]);
-		printf("  [other: keys that found no row in the table of %" PRIu64 "]\n", k->keys);
+		/* Rows to spare: the other row's keys were not captured. */
+		if (k->rows < k->keys)
+			printf("  [other: keys not captured (a stack or level table full, a key being added on another CPU, no waker seen)]\n");
+		else
+			printf("  [other: keys that found no row in the table of %" PRIu64 ", or not captured]\n", k->keys);
 	}
 	if (shown < n)
 		printf("... %zu more row%s (--top 0 shows all)\n", n - shown, n - shown == 1 ? "" : "s");

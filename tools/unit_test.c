@@ -1612,7 +1612,7 @@ static void test_rows_cmd(void)
 	       "    end-kstack\n"
 	       "      __schedule+0x5bc/0xbf0\n"
 	       "      my_fn.cold+0x1a/0x2f [my_mod]\n"
-	       " 70ns      1   70ns   70ns   70ns   70ns   70ns  [other: keys that found no row in the table of 4]\n"
+	       " 70ns      1   70ns   70ns   70ns   70ns   70ns  [other: keys not captured (a stack or level table full, a key being added on another CPU, no waker seen)]\n"
 	       "P50 and P99 of a row are upper bounds: the top of its power-of-two bucket\n"
 	       "(under twice the true value); kstats show parts has the trace's exact ones.\n");
 	free(out);
