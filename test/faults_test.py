@@ -63,6 +63,9 @@ CREATES = [
      "offcpu_thread 1000 %d", "tracepoint"),
     ("offcpu", "trace fo offcpu state D comm failnth key kstack", "fo",
      "offcpu_thread 1000 %d", "tracepoint"),
+    # waker-chain: its record table, level and chain tables and sums.
+    ("chain", "trace fc offcpu state D comm failnth key kstack,waker-chain:2", "fc",
+     "offcpu_thread 1000 %d", "tracepoint"),
 ]
 CALLS = 5          # after each successful creation
 IV_ROUND = 3       # calls before each interval read
@@ -251,7 +254,7 @@ def check_creates(r, bl):
         # and stop. At least one sample per wait; the off-CPU trace's
         # waits in kst_wait_thread exactly, below.
         want = "samples %d missed 0 method %s" % (CALLS, meth)
-        if tag in ("runq", "offcpu"):
+        if tag in ("runq", "offcpu", "chain"):
             wrong = [(x[0], x[4][:1]) for x in succ
                      if not re.match(r"samples (\d+) missed 0 method %s$" % meth,
                                      (x[4] or [""])[0]) or
@@ -262,12 +265,12 @@ def check_creates(r, bl):
         r.check(succ and not wrong,
                 "faults: %s: each of the %d successes (absorbed failures included) gives "
                 "'%s'" % (tag, len(succ), want), str(wrong[:5]))
-        if tag == "offcpu":
+        if tag in ("offcpu", "chain"):
             badk = [(x[0], frame_counts(x[4], "kst_wait_thread")) for x in succ
                     if frame_counts(x[4], "kst_wait_thread") != CALLS]
             r.check(succ and not badk,
-                    "faults: offcpu: each success's KEY-fo has the %d waits in "
-                    "kst_wait_thread" % CALLS, str(badk[:5]))
+                    "faults: %s: each success's KEY-%s has the %d waits in "
+                    "kst_wait_thread" % (tag, name, CALLS), str(badk[:5]))
         if tag == "keyed":
             badk = [(x[0], key_view(x[4])) for x in succ
                     if key_view(x[4]) != ([CALLS], 0, 2)]
