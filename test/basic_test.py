@@ -228,6 +228,11 @@ def random_samples():
 
 INTERVAL = [[(480, 5), (7, 1)], [(1000000, 2), (500, 3), (2, 1)], []]
 LOAD_ROUNDS = 200
+# reset_race: a record of RZ_FIRST samples, then one of RZ_SECOND that a
+# reset from the other CPU cuts (a count above RZ_SECOND would be one
+# from before the reset come back).
+RZ_FIRST = 100000
+RZ_SECOND = 1000000
 
 
 def boundary_values():
@@ -334,14 +339,14 @@ w $C 'new 3 rz'
 # The resets fall at 1/40 .. 30/40 of a record's length as timed here
 # (at least 10 ms): how long it takes depends on the host's load.
 s0=$(cut -d' ' -f1 /proc/uptime)
-taskset -c 1 sh -c "echo 'record rz 1000 2000000' > $C"
+taskset -c 1 sh -c "echo 'record rz 1000 %(rz2)d' > $C"
 s1=$(cut -d' ' -f1 /proc/uptime)
 rzlen=$(awk -v a=$s0 -v b=$s1 'BEGIN { d = (b - a) * 1000000; if (d < 10000) d = 10000; printf "%%d", d }')
 echo "@@RECORD-US $rzlen"
 echo reset > $D/rz
 for t in $(seq 1 30); do
-	taskset -c 1 sh -c "echo 'record rz 1000 1000000' > $C"
-	taskset -c 1 sh -c "echo 'record rz 1000 2000000' > $C" &
+	taskset -c 1 sh -c "echo 'record rz 1000 %(rz1)d' > $C"
+	taskset -c 1 sh -c "echo 'record rz 1000 %(rz2)d' > $C" &
 	usleep $((rzlen * t / 40))
 	taskset -c 0 sh -c "echo reset > $D/rz"
 	wait
@@ -356,8 +361,8 @@ w $C 'new 3 a b'
 w $C 'new 3 tab	x'
 w $C 'new 3 _control'
 w $C 'new 3 ..'
-w $C 'new 3 %s'
-w $C 'new 3 %s'
+w $C 'new 3 %(n63)s'
+w $C 'new 3 %(n64)s'
 ls $D
 w $C 'null'
 step delete_open
@@ -386,7 +391,7 @@ show demo_hrtimer_late
 rmmod kstats_demo && rmmod kstats && echo "@@OK demo unloaded"
 ls /sys/kernel/debug | grep kstats | sed 's/^/@@LEFT /'
 step done
-""" % ("n" * 63, "n" * 64))
+""" % {"rz1": RZ_FIRST, "rz2": RZ_SECOND, "n63": "n" * 63, "n64": "n" * 64})
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
 
@@ -613,11 +618,11 @@ def check(logpath):
 
     rz = [l.split()[1:] for l in steps["reset_race"] if l.startswith("@@RZ")]
     counts = [int(x[0]) if x else 0 for x in rz]
-    # Above 2000000 only if counts from before the reset came back.
-    r.check(len(counts) == 30 and all(c <= 2000000 for c in counts),
+    # Above RZ_SECOND only if counts from before the reset came back.
+    r.check(len(counts) == 30 and all(c <= RZ_SECOND for c in counts),
             "reset while another CPU records never brings back pre-reset counts",
             str(counts))
-    r.check(sum(1 for c in counts if 0 < c < 2000000) >= 5,
+    r.check(sum(1 for c in counts if 0 < c < RZ_SECOND) >= 5,
             "reset race test: resets did land while the other CPU recorded",
             str(counts))
 
