@@ -19,6 +19,8 @@ import sys
 import os
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lockdown"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import kstats  # noqa: E402
 import lockdown  # noqa: E402
 from basic_test import Results, parse, report, summary
 from keys_test import check_folded, check_no_nodes_left, flames, func, key_nodes
@@ -369,8 +371,39 @@ def check_chain_levels(r, what, row, meas, busy, c_comm="kst_chain_c"):
     return lv
 
 
+def key_text(st, name):
+    """KEY-@name's text as the step printed it, the console's own lines
+    (a kernel message) left out."""
+    out, on = [], False
+    for l in st:
+        if l == "@@BEGIN KEY-%s" % name:
+            on = True
+        elif on and l.startswith("@@END "):
+            break
+        elif on and not re.match(r"\[ *\d+\.\d+\]", l):
+            out.append(l)
+    return "\n".join(out) + "\n"
+
+
+def check_python_levels(r, st, kn, name):
+    """import kstats's parse_keys() reads KEY-@name's rows' chains as this
+    test's parser does: each level's comm, pid, blocked time or marker."""
+    def ours(lv):
+        return [x.get("marker") or (x.get("comm"), x.get("pid"), x.get("blocked_ns"))
+                for x in lv]
+    try:
+        got = [ours(x.get("waker-chain", [])) for x in kstats.parse_keys(key_text(st, name))]
+    except kstats.ParseError as e:
+        got = repr(e)
+    want = [ours(x["parts"].get("waker-chain", [])) for x in kn.get(name, [{}])[0].get("rows", [])]
+    r.check(want and got == want,
+            "chain %s: import kstats reads the rows' levels as KEY-NAME prints them" % name,
+            "%s != %s" % (str(got)[:300], str(want)[:300]))
+
+
 def check_chain(r, st, flame):
     kn = key_nodes(st)
+    check_python_levels(r, st, kn, "c3")
     meas = chain_meas(st, "sleep")
     r.check(meas and meas[0] == CHAIN_N and meas[1] >= CHAIN_N * CHAIN_US * 1000,
             "chain: the target ran %d rounds, each delay >= %d us" % (CHAIN_N, CHAIN_US),

@@ -21,7 +21,8 @@ static int usage_rows(FILE *f)
 	      "The rows of trace NAME's key (KEY-NAME) as a table, largest first by\n"
 	      "--sort (total time by default): total, count, avg, p50, p99, min and max,\n"
 	      "then the row's key; stacks indented below it, one frame per line (with\n"
-	      "--folded: on one line, root first, as kstats flame prints them). --top N:\n"
+	      "--folded: each on one line, root first, frames as kstats flame prints\n"
+	      "them; flame puts a waker's stack leaf first, above). --top N:\n"
 	      "the first N rows (default 20; 0: all). An argN part that is a kernel\n"
 	      "address prints as its symbol from /proc/kallsyms (or --kallsyms FILE),\n"
 	      "e.g. kprobe_mutex, or in hex where no symbol holds it; --raw prints\n"
@@ -154,11 +155,13 @@ static void print_scalars(const struct ks_krow *r, const struct ks_ksyms *ks)
 
 /*
  * Key waker-chain below the row: per level "waker-chain L comm C pid P
- * blocked-ns N" (or its marker), then its frames as a stack's.
+ * blocked T" (KEY-NAME's blocked-ns, in the rows' unit @u) or its
+ * marker, then its frames as a stack's.
  */
-static void print_chain(const struct ks_keynode *k, const struct ks_kval *v, bool folded)
+static void print_chain(const struct ks_keynode *k, const struct ks_kval *v, bool folded,
+			enum ks_unit u)
 {
-	char fr[1024];
+	char fr[1024], t[32];
 	size_t i, j;
 
 	for (i = 0; i < v->n_levels; i++) {
@@ -171,8 +174,10 @@ static void print_chain(const struct ks_keynode *k, const struct ks_kval *v, boo
 			printf(" comm ");
 			print_comm(lv->comm);
 			printf(" pid %lld", lv->pid);
-			if (lv->has_blocked)
-				printf(" blocked-ns %" PRIu64, lv->blocked_ns);
+			if (lv->has_blocked) {
+				fmtv(t, sizeof(t), true, lv->blocked_ns, u);
+				printf(" blocked %s", t);
+			}
 		} else {
 			printf(" %s", lv->marker);
 		}
@@ -193,7 +198,8 @@ static void print_chain(const struct ks_keynode *k, const struct ks_kval *v, boo
 }
 
 /* The key's stacks below the row: indented frames, or folded on one line. */
-static void print_stacks(const struct ks_keynode *k, const struct ks_krow *r, bool folded)
+static void print_stacks(const struct ks_keynode *k, const struct ks_krow *r, bool folded,
+			 enum ks_unit u)
 {
 	char fr[1024];
 	unsigned int i;
@@ -203,7 +209,7 @@ static void print_stacks(const struct ks_keynode *k, const struct ks_krow *r, bo
 		const struct ks_kval *v = &r->part[i];
 
 		if (v->part == KS_KP_WAKER_CHAIN) {
-			print_chain(k, v, folded);
+			print_chain(k, v, folded, u);
 			continue;
 		}
 		if (!ks_kpart_is_stack(v->part))
@@ -293,7 +299,7 @@ static int print_rows(const char *name, const struct ks_keynode *k, enum sort_by
 			printf("%s%*s", c ? "  " : "", (int)w[c], cells[i][c]);
 		print_scalars(s[i].row, ks);
 		putchar('\n');
-		print_stacks(k, s[i].row, folded);
+		print_stacks(k, s[i].row, folded, u);
 	}
 	if (k->has_other && k->other_st.count) {
 		for (c = 0; c < NCOL; c++)

@@ -1555,7 +1555,8 @@ static void test_dev(void)
  */
 static void test_rows_cmd(void)
 {
-	static const char *const names[] = { "KEY-arg", "arg", "KEY-parts", "parts", "KEY-cg", "cg" };
+	static const char *const names[] = { "KEY-arg", "arg", "KEY-parts", "parts", "KEY-cg", "cg",
+					     "KEY-ch", "ch" };
 	char args[8192], *out, *ksyms;
 	size_t i;
 	int rc;
@@ -1635,6 +1636,26 @@ static void test_rows_cmd(void)
 	CHECK(strstr(out, "\n    kstack ksys_write;vfs_write;full_proxy_write;kst_write [kstats_test_target];"
 		      "kst_path_1 [kstats_test_target];kst_target_delay [kstats_test_target]\n") &&
 	      strstr(out, "... 2 more rows (--top 0 shows all)\n"), "rows --folded: %s", out);
+	free(out);
+	/*
+	 * waker-chain's levels: each level's mean blocked time in the rows'
+	 * unit (KEY-NAME's blocked-ns 12000 and 9000 as 12us and 9us), its
+	 * marker, its frames below it; --folded, each level's root first.
+	 */
+	link_node("keys/KEY-chain", "KEY-ch");
+	link_node("6.12/kstats/idle", "ch");
+	rc = run_kstats("rows ch --top 1 --unit us", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "\n    waker-chain 1 comm dd pid 77 blocked 12us\n"
+		      "      try_to_wake_up+0x4b/0x5a0\n      pipe_write+0x1c2/0x6a0\n"
+		      "    waker-chain 2 comm kworker/u4:1 pid 12 blocked 9us\n") &&
+	      strstr(out, "\n    waker-chain 3 [interrupt]\n      try_to_wake_up+0x4b/0x5a0\n"),
+	      "rows of a chain: %s", out);
+	free(out);
+	rc = run_kstats("rows ch --top 1 --unit ns --folded", &out);
+	EQ_U64(rc, 0);
+	CHECK(strstr(out, "\n    waker-chain 1 comm dd pid 77 blocked 12000ns pipe_write;try_to_wake_up\n"),
+	      "rows --folded of a chain: %s", out);
 	free(out);
 	/* Refusals: no key 65, no KEY-NAME 66, bad --sort 64, missing --kallsyms 66. */
 	rc = run_kstats("rows nokey", &out);

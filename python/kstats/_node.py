@@ -346,9 +346,11 @@ def parse_keys(text: str | bytes) -> list[dict]:
     "waker-chain": the levels of a wakeup chain, a list, level 1 (the
     waker) first: each a dict {"comm", "pid", "blocked_ns" (the row's
     mean of that task's own blocked time), "kstack" (frames, leaf first)},
-    or {"marker": "[running]", "kstack": []} for a level that is no waker
-    ("[running]", "[kernel thread]", "[not captured]"; "[interrupt]"
-    with the interrupt's frames).
+    or {"marker": "[running]", "blocked_ns": 0, "kstack": []} for a level
+    that is no waker ("[running]", "[kernel thread]", "[not captured]";
+    "[interrupt]" with the interrupt's frames), whose time is 0. Levels
+    are numbered 1, 2, ... in order and end at a marker or an interrupt,
+    or a ParseError is raised.
     [] for a trace without key ("# key -"). The other row and
     the slowest samples are not rows. Raises ParseError naming the line
     for a text off the format, or cut short (fewer rows than the header's)."""
@@ -383,12 +385,18 @@ def parse_keys(text: str | bytes) -> list[dict]:
             continue
         if line.startswith("\twaker-chain ") and rows:
             m = _LEVEL_RE.fullmatch(line[len("\twaker-chain "):])
-            if not m or (order and order[-1] == "waker-chain" and
-                         len(rows[-1]["waker-chain"]) >= 4) or \
-                    (not (order and order[-1] == "waker-chain") and "waker-chain" in rows[-1]):
+            going = bool(order and order[-1] == "waker-chain")
+            before = rows[-1]["waker-chain"] if going else []
+            # Levels 1, 2, ... in order, none after a marker or an
+            # interrupt (the chain's end); no L only for a chain not
+            # captured as a whole, its one line.
+            if not m or (not going and "waker-chain" in rows[-1]) or len(before) >= 4 or \
+                    (before and "marker" in before[-1]) or \
+                    (m.group(1) is None and (before or m.group(5) != "[not captured]")) or \
+                    (m.group(1) is not None and int(m.group(1)) != len(before) + 1):
                 raise ParseError(f"line {no}: bad waker-chain level {line[1:]!r}")
             if m.group(5):
-                level: dict = {"marker": m.group(5), "kstack": []}
+                level: dict = {"marker": m.group(5), "blocked_ns": 0, "kstack": []}
             else:
                 level = {"comm": _unescape(m.group(2)), "pid": int(m.group(3)),
                          "blocked_ns": int(m.group(4)) if m.group(4) else None,

@@ -362,16 +362,27 @@ class Keys(unittest.TestCase):
              "kstack": ["try_to_wake_up+0x4b/0x5a0", "pipe_write+0x1c2/0x6a0"]},
             {"comm": "kworker/u4:1", "pid": 12, "blocked_ns": 9000,
              "kstack": ["try_to_wake_up+0x4b/0x5a0", "blk_mq_end_request+0x10/0x20"]},
-            {"marker": "[interrupt]",
+            {"marker": "[interrupt]", "blocked_ns": 0,
              "kstack": ["try_to_wake_up+0x4b/0x5a0", "hrtimer_wakeup+0x1e/0x30"]}])
         self.assertEqual(rows[1]["waker-chain"][0]["comm"], "my task;x")
-        self.assertEqual(rows[1]["waker-chain"][1], {"marker": "[running]", "kstack": []})
-        self.assertEqual(rows[2]["waker-chain"][1], {"marker": "[kernel thread]", "kstack": []})
+        self.assertEqual(rows[1]["waker-chain"][1],
+                         {"marker": "[running]", "blocked_ns": 0, "kstack": []})
+        self.assertEqual(rows[2]["waker-chain"][1],
+                         {"marker": "[kernel thread]", "blocked_ns": 0, "kstack": []})
         self.assertEqual(rows[0]["kstack"][2], "pipe_read+0x30f/0x430")
-        bad = key_text("KEY-chain").replace(b"\twaker-chain 2 [running]",
-                                            b"\twaker-chain 2 running", 1)
-        with self.assertRaises(kstats.ParseError):
-            kstats.parse_keys(bad)
+        text = key_text("KEY-chain")
+        # Off the format: a bad marker, a level skipped or first not 1, a
+        # level after the chain's end, no L on a row's level.
+        for old, new in ((b"\twaker-chain 2 [running]", b"\twaker-chain 2 running"),
+                         (b"\twaker-chain 2 comm kworker", b"\twaker-chain 3 comm kworker"),
+                         (b"\twaker-chain 1 comm dd", b"\twaker-chain 2 comm dd"),
+                         (b"\twaker-chain 2 [running]",
+                          b"\twaker-chain 2 [running]\n\twaker-chain 3 [running]"),
+                         (b"\twaker-chain 2 [kernel thread]", b"\twaker-chain [not captured]")):
+            bad = text.replace(old, new, 1)
+            self.assertNotEqual(bad, text)
+            with self.assertRaises(kstats.ParseError, msg=new):
+                kstats.parse_keys(bad)
 
     def test_parts_and_escapes(self):
         rows = kstats.parse_keys(key_text("KEY-parts"))
