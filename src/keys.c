@@ -384,12 +384,13 @@ u32 notrace ks_keys_chain_level(struct ks_keys *k,
  * ks_keys_chain() - intern a wakeup chain
  * @k: the trace's keys, keyed by waker-chain
  * @level: KS_CHAIN_MAX levels, of which the key's first spec.chain count
+ * @ns: each level's own blocked time, or KS_CHAIN_NS_UNKNOWN
  *
  * Context: a kstats handler.
  * Return: the chain's id, from 1; 0 if a level was not captured
  * (KS_CHAIN_LOST) or the table is full: the sample goes to "other".
  */
-u32 notrace ks_keys_chain(struct ks_keys *k, const u32 *level)
+u32 notrace ks_keys_chain(struct ks_keys *k, const u32 *level, const u64 *ns)
 {
 	struct ks_chain c = {};
 	unsigned int i;
@@ -399,6 +400,8 @@ u32 notrace ks_keys_chain(struct ks_keys *k, const u32 *level)
 		if (level[i] == KS_CHAIN_LOST)
 			return 0;
 		c.level[i] = level[i];
+		if (ns[i] == KS_CHAIN_NS_UNKNOWN)
+			c.unknown |= BIT(i);
 	}
 	e = ks_set_intern(&k->chains, &c);
 	return e < 0 ? 0 : e + 1;
@@ -616,8 +619,10 @@ static __always_inline void ks_keys_add(struct ks_keys *k, u32 start_stack,
 		atomic64_t *sum = &k->chain_ns[(size_t)e * k->spec.chain];
 		unsigned int i;
 
+		/* An unknown time is keyed apart (ks_keys_chain()): none. */
 		for (i = 0; i < k->spec.chain; i++)
-			atomic64_add(levelns[i], &sum[i]);
+			if (levelns[i] != KS_CHAIN_NS_UNKNOWN)
+				atomic64_add(levelns[i], &sum[i]);
 	}
 }
 

@@ -60,6 +60,8 @@ enum ks_key_part {
 #define KS_CHAIN_KTHREAD	0xfffffffeU	/* a kernel thread, not blocked */
 #define KS_CHAIN_LOST		0xfffffffdU	/* a full table: not captured */
 #define KS_CHAIN_MARKERS	KS_CHAIN_LOST
+/* A level's own blocked time when its task's wait was not seen (no record). */
+#define KS_CHAIN_NS_UNKNOWN	U64_MAX
 
 /* Arguments a handler can read, arg0..arg4 (compat.h: KS_MATCH_SOUND). */
 #define KS_ARGS			5
@@ -400,7 +402,7 @@ u32 ks_keys_stack(struct ks_keys *k, enum ks_key_part part,
 u32 ks_keys_waker(struct ks_keys *k, const struct ks_anchor *anchor);
 u32 ks_keys_chain_level(struct ks_keys *k, const struct ks_anchor *anchor,
 			bool irq);
-u32 ks_keys_chain(struct ks_keys *k, const u32 *level);
+u32 ks_keys_chain(struct ks_keys *k, const u32 *level, const u64 *ns);
 void ks_keys_record(struct ks_keys *k, u32 start_stack, u32 end_stack,
 		    u64 raw, struct task_struct *p, u64 value, u64 now);
 void ks_keys_record_woken(struct ks_keys *k, u32 stack, u32 waker,

@@ -167,8 +167,9 @@ static void ks_show_waker(struct seq_file *m, const struct ks_keys *k,
  * is an interrupt, "waker-chain L [interrupt]" and its frames, the last;
  * a level that is no waker, a marker: "waker-chain L [running]", or
  * [kernel thread], the last; [not captured] for a table that was full.
- * @v, a row's figures, gives each level's mean blocked time; NULL for a
- * slowest sample, whose levels show no time.
+ * @v, a row's figures, gives each level's mean blocked time (none where
+ * the chain says it is not known); NULL for a slowest sample, whose
+ * levels show no time.
  */
 static void ks_show_chain(struct seq_file *m, const struct ks_keys *k, u32 id,
 			  const struct ks_row_view *v)
@@ -206,7 +207,8 @@ static void ks_show_chain(struct seq_file *m, const struct ks_keys *k, u32 id,
 			seq_puts(m, "comm ");
 			seq_escape(m, w->comm, " \t\n\\");
 			seq_printf(m, " pid %d", w->pid);
-			if (v)
+			/* A time not known (no wait of that task seen): none. */
+			if (v && !(c->unknown & BIT(i)))
 				seq_printf(m, " blocked-ns %llu",
 					   v->count ? div64_u64(v->chain_ns[i],
 								v->count) : 0);

@@ -81,11 +81,15 @@ static_assert(sizeof(struct ks_waker) % sizeof(long) == 0);
 /*
  * A wakeup chain, key waker-chain: its levels, each a waker id (struct
  * ks_waker: stack, pid, comm; comm "[interrupt]" and pid 0 for an
- * interrupt) or a KS_CHAIN_* marker; 0 past its end. A row's waker is
- * its id.
+ * interrupt) or a KS_CHAIN_* marker; 0 past its end; and which levels'
+ * own blocked time is not known (the top level's task may have had no
+ * record: keyed apart, so that a row's mean holds known times alone). A
+ * row's waker is its id.
  */
 struct ks_chain {
 	u32 level[KS_CHAIN_MAX];
+	u32 unknown;		/* bit i: level i + 1's blocked time unknown */
+	u32 reserved;
 };
 
 static_assert(sizeof(struct ks_chain) % sizeof(u64) == 0);

@@ -153,7 +153,8 @@ static void notrace ks_offcpu_end(struct ks_trace *t, struct task_struct *p,
 		return;
 	if (ks_offcpu(t)->recs) {
 		/* No chain of its own (no wakeup seen, a level lost): other. */
-		waker = woke && chain ? ks_keys_chain(t->keys, chain->level) : 0;
+		waker = woke && chain ?
+			ks_keys_chain(t->keys, chain->level, chain->ns) : 0;
 		ks_keys_record_woken(t->keys, stack, waker, p, whole, now,
 				     chain ? chain->ns : NULL);
 		return;
@@ -310,9 +311,12 @@ static void notrace ks_offcpu_chain_waking(struct ks_trace *t,
 				ns[0] = rec.ts;
 				memcpy(level + 1, rec.level, (n - 1) * sizeof(*level));
 				memcpy(ns + 1, rec.ns, (n - 1) * sizeof(*ns));
-			} else if (n > 1) {
-				level[1] = current->flags & PF_KTHREAD ?
-					   KS_CHAIN_KTHREAD : KS_CHAIN_RUNNING;
+			} else {
+				/* No wait of the waker's seen: its time unknown. */
+				ns[0] = KS_CHAIN_NS_UNKNOWN;
+				if (n > 1)
+					level[1] = current->flags & PF_KTHREAD ?
+						   KS_CHAIN_KTHREAD : KS_CHAIN_RUNNING;
 			}
 		}
 	}

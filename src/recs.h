@@ -18,7 +18,8 @@ struct ks_recs;
  * @ts its switch-out) until its wakeup; then ("woken") until its next
  * blocking switch-out, @ts its blocked time and @level the chain that
  * woke it (ks_keys_chain_level() ids or KS_CHAIN_* markers), @ns each
- * level's own blocked time.
+ * level's own blocked time (KS_CHAIN_NS_UNKNOWN: that task's wait was
+ * not seen).
  */
 struct ks_rec {
 	u64 ts;

@@ -1169,6 +1169,9 @@ static void test_fold(void)
 	CHECK(k.levels[2].level == 3 && !k.levels[2].comm &&
 	      !strcmp(k.levels[2].marker, "[interrupt]") && k.levels[2].n_frames == 2,
 	      "KEY-chain: level 3 is [interrupt], with its frames");
+	CHECK(k.levels[3].comm && !k.levels[3].has_blocked &&
+	      !strcmp(k.levels[4].marker, "[running]"),
+	      "KEY-chain: a waker without a record: no blocked-ns, then [running]");
 	CHECK(!strcmp(k.levels[6].marker, "[kernel thread]") && !k.levels[6].n_frames,
 	      "KEY-chain: a two-word marker");
 	CHECK(!k.levels[7].has_blocked && !strcmp(k.levels[8].marker, "[not captured]"),

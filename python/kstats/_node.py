@@ -345,7 +345,8 @@ def parse_keys(text: str | bytes) -> list[dict]:
     debug information (elfutils' libdwfl): `kstats rows` does.
     "waker-chain": the levels of a wakeup chain, a list, level 1 (the
     waker) first: each a dict {"comm", "pid", "blocked_ns" (the row's
-    mean of that task's own blocked time), "kstack" (frames, leaf first)},
+    mean of that task's own blocked time; None where it is not known),
+    "kstack" (frames, leaf first)},
     or {"marker": "[running]", "blocked_ns": 0, "kstack": []} for a level
     that is no waker ("[running]", "[kernel thread]", "[not captured]";
     "[interrupt]" with the interrupt's frames), whose time is 0. Levels

@@ -365,6 +365,8 @@ class Keys(unittest.TestCase):
             {"marker": "[interrupt]", "blocked_ns": 0,
              "kstack": ["try_to_wake_up+0x4b/0x5a0", "hrtimer_wakeup+0x1e/0x30"]}])
         self.assertEqual(rows[1]["waker-chain"][0]["comm"], "my task;x")
+        # A waker with no record: its time not known, no blocked-ns.
+        self.assertIsNone(rows[1]["waker-chain"][0]["blocked_ns"])
         self.assertEqual(rows[1]["waker-chain"][1],
                          {"marker": "[running]", "blocked_ns": 0, "kstack": []})
         self.assertEqual(rows[2]["waker-chain"][1],
