@@ -72,6 +72,19 @@ static struct ks_offcpu *ks_offcpu(const struct ks_trace *t)
 }
 
 /*
+ * Whether @prev leaves its CPU for a sleep, one that leaves the run queue
+ * (and starts a record of waker-chain): not preempted, not runnable, not
+ * the idle task (which never waits), not its last switch-out. 6.1 passes
+ * the state read before a pending signal woke prev: prev's own counts.
+ */
+static __always_inline bool ks_offcpu_blocks(const struct task_struct *prev,
+					     bool preempt, unsigned int state)
+{
+	return !preempt && state && !(state & TASK_DEAD) &&
+	       !is_idle_task(prev) && READ_ONCE(prev->__state) != TASK_RUNNING;
+}
+
+/*
  * Whether @prev leaving its CPU in @state starts a wait the line asks for:
  * for "state all", every switch-out, a preemption included (bcc's
  * offcputime by default); else a sleep, one that leaves the run queue.
@@ -81,12 +94,9 @@ static __always_inline bool ks_offcpu_state(const struct ks_offcpu_req *o,
 					    bool preempt, unsigned int state)
 {
 	/* The idle task never waits; a task's last switch-out starts none. */
-	if (is_idle_task(prev) || (state & TASK_DEAD))
-		return false;
 	if (o->state == KS_STATE_ALL)
-		return true;
-	/* 6.1 passes the state read before a pending signal woke prev. */
-	if (preempt || !state || READ_ONCE(prev->__state) == TASK_RUNNING)
+		return !is_idle_task(prev) && !(state & TASK_DEAD);
+	if (!ks_offcpu_blocks(prev, preempt, state))
 		return false;
 	switch (o->state) {
 	case KS_STATE_S:
@@ -110,17 +120,6 @@ static __always_inline bool ks_offcpu_admits(const struct ks_trace *t,
 	    (o->tasks == KS_TASKS_KERNEL && !kthread))
 		return false;
 	return ks_filter_task(&t->req.filter, p) && ks_filter_cpu(&t->req.filter);
-}
-
-/*
- * Whether @prev leaves its CPU for a sleep that starts a record of
- * waker-chain: not preempted, not runnable, not the idle task, not dead.
- */
-static __always_inline bool ks_offcpu_blocks(const struct task_struct *prev,
-					     bool preempt, unsigned int state)
-{
-	return !preempt && state && !(state & TASK_DEAD) &&
-	       !is_idle_task(prev) && READ_ONCE(prev->__state) != TASK_RUNNING;
 }
 
 /*
@@ -197,6 +196,8 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	unsigned int state = KS_SCHED_SWITCH_STATE;
 	bool sleeps = ks_offcpu_state(&t->req.offcpu, prev, preempt, state) &&
 		      ks_offcpu_admits(t, prev);
+	/* With waker-chain, prev's sleep starts its record, timed or not. */
+	bool blocks = oc->recs && ks_offcpu_blocks(prev, preempt, state);
 	u8 *busy = ks_enter();
 	struct ks_tag stack, waker;
 	struct ks_rec rec;
@@ -230,7 +231,7 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 	if (oc->recs && (state & TASK_DEAD)) {
 		/* Its last switch-out: its task_struct may be used again. */
 		ks_recs_drop(oc->recs, prev);
-	} else if (oc->recs && !sleeps && ks_offcpu_blocks(prev, preempt, state)) {
+	} else if (blocks && !sleeps) {
 		/* A sleep the trace does not time: only its record. */
 		if (!ks_recs_block(oc->recs, prev, now))
 			atomic_long_inc(&oc->records_lost);
@@ -243,8 +244,7 @@ static void notrace ks_offcpu_switch(void *data, KS_SCHED_SWITCH_PROTO)
 		if (t->keys)
 			at = ks_now();
 		/* Before the start: a waker that sees it sees the record. */
-		if (oc->recs && ks_offcpu_blocks(prev, preempt, state) &&
-		    !ks_recs_block(oc->recs, prev, at))
+		if (blocks && !ks_recs_block(oc->recs, prev, at))
 			atomic_long_inc(&oc->records_lost);
 		/*
 		 * GAP: how long prev ran since the last wait here ended,
