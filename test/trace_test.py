@@ -809,12 +809,14 @@ def check_nesting(r, st, arch):
     r.check(hdr_count("irqe", "no_start") == 5 and hdr_count("irqe", "missed") == 0,
             "pair ended in hardirq: the 5 interrupt ends are no_start, nothing missed",
             str(nd.get("irqe", [(0, [])])[0][1]))
-    # A whole 5 us section in the hard interrupt, inside each task section.
+    # A whole 5 us section in the hard interrupt, inside each task section:
+    # at least its 5 us spin, at most the longest task section the target
+    # measured (a host that stalls the vCPU in the interrupt can make it
+    # longer than 4 ms: CI51 saw one in slot 160).
     desc = samples_desc(nd["irqs"][0][0]) if "irqs" in nd else []
     high = ref_slot(FB, ms["irqs"][2]) + 1 if "irqs" in ms else -1
     r.check(len(desc) == 10 and min(desc[:5]) >= ref_slot(FB, 4000000) and
-            min(desc[5:]) >= ref_slot(FB, 5000) and max(desc[5:]) < ref_slot(FB, 4000000) and
-            max(desc) <= high,
+            min(desc[5:]) >= ref_slot(FB, 5000) and max(desc) <= high,
             "a hard hrtimer's own section inside each of 5 task sections: 5 samples >= 4 ms "
             "and 5 of the interrupt's >= 5 us", str(desc))
     r.check(missed_of(ls.get("irqs", []), "irqs") == 0 and hdr_count("irqs", "no_start") == 0,
