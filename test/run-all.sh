@@ -190,7 +190,7 @@ debug_chain() {
 	local chaos_pid="" t0 waited tree f
 	KS_GROUP=debug
 	# Started before the packages (above); 45 minutes is far past it.
-	t0=$(ks_now)
+	ks_t0 t0
 	for waited in $(seq 1 2700); do
 		[[ -e $KS_JOBS_DIR/debug-kernel-built ]] && break
 		sleep 1
@@ -203,12 +203,12 @@ debug_chain() {
 	# and test/chaos_test.py each made their own copy before (three W=1
 	# builds of the same sources with the same flags at the start of the
 	# run). Its exit status and log go to both, whose checks fail with it.
-	t0=$(ks_now)
+	ks_t0 t0
 	KDIR=$tree bash test/build.sh debug >"$LOGS/debug-build.log" 2>&1
 	export KS_DEBUG_BUILD_RC=$? KS_DEBUG_BUILD_LOG=$LOGS/debug-build.log
 	ks_time_add "$t0" "kstats build for the debug kernel"
 	if want chaos; then
-		t0=$(ks_now)
+		ks_t0 t0
 		{
 			python3 test/chaos_test.py run "$LOGS/chaos" >"$LOGS/chaos.result" 2>&1
 			ks_time_add "$t0" "guest chaos and soak"
@@ -243,7 +243,7 @@ debug_chain() {
 	# which is built above.
 	if want faults; then
 		python3 test/faults_test.py gen "$LOGS/faults-debug.sh"
-		t0=$(ks_now)
+		ks_t0 t0
 		KS_KERNEL=$tree/arch/x86/boot/bzImage KS_SMP=1 KS_QEMU_MEM=512 KS_TIMEOUT=900 \
 			KS_APPEND="rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 acpi=off ks_reboot" \
 			bash test/lib/run-guest.sh debug "$LOGS/faults-debug.sh" "$LOGS/guest-faults-debug.console" \

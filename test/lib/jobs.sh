@@ -12,8 +12,8 @@
 #     counts (killed, or exited early) counts as one failure.
 #   ks_job_throttle MAX NAME...  reaps until fewer than MAX of NAMEs run.
 #   ks_job_wait_all  reaps until every job has been reaped.
-# Each job's wall time ("START END NAME", seconds from KS_T0) goes to
-# $KS_JOBS_DIR/lanes for the time table. Requires test/lib/suite.sh.
+# Each job's wall time and CPU time ("START END NAME CPU", seconds, the
+# first two from KS_T0) goes to $KS_JOBS_DIR/lanes for the time table. Requires test/lib/suite.sh.
 
 declare -A KS_JOB_PID=() KS_JOB_REAPED=()
 KS_JOB_NAMES=()
@@ -33,7 +33,8 @@ ks_job_start() {
 		t0=$(ks_now)
 		"$@"
 		echo "$PASSED $FAILED" >"$KS_JOBS_DIR/$name.counts"
-		echo "$(((t0 - KS_T0) / 1000000)) $((($(ks_now) - KS_T0) / 1000000)) $name" \
+		ks_cpu_ticks cpu
+		echo "$(((t0 - KS_T0) / 1000000)) $((($(ks_now) - KS_T0) / 1000000)) $name $((cpu / KS_CLK_TCK))" \
 			>>"$KS_JOBS_DIR/lanes"
 	) </dev/null >"$KS_JOBS_DIR/$name.out" 2>&1 &
 	KS_JOB_PID[$name]=$!
@@ -109,23 +110,33 @@ ks_failures_list() {
 	head -n 60 <<<"$lines" | cut -c1-300
 }
 
+# Wall seconds include waiting for a CPU beside other jobs; CPU seconds
+# (user and system, of every process a step ran) are the step's own work,
+# which is what a cut saves on a machine whose cores are all busy.
 ks_time_table() {
-	local total=$1
-	echo "== time table: $total s in all (steps: $KS_TIMES)"
+	local total=$1 cpu ncpu
+	ks_cpu_ticks cpu
+	cpu=$((cpu / KS_CLK_TCK))
+	ncpu=$(nproc)
+	echo "== time table: $total s in all, $cpu CPU s ($((cpu * 100 / (total * ncpu + 1))) % of $ncpu CPUs over that time; steps: $KS_TIMES)"
 	if [[ -s $KS_JOBS_DIR/lanes ]]; then
-		echo "   jobs, side by side (s from the start):"
+		echo "   jobs, side by side (s from the start; wall, CPU):"
 		sort -n "$KS_JOBS_DIR/lanes" |
-			awk '{ printf "   %5d..%-5d %5d s  %s\n", $1, $2, $2 - $1, $3 }'
+			awk '{ printf "   %5d..%-5d %5d s %5d s  %s\n", $1, $2, $2 - $1, $4, $3 }'
 	fi
 	[[ -s $KS_TIMES ]] || return 0
-	echo "   per kernel or group (sum of its steps):"
-	awk -F'\t' '{ s[$2] += $1; n[$2]++ }
-		END { for (g in s) printf "   %7.1f s  %-28s %d steps\n", s[g], g, n[g] }' "$KS_TIMES" |
-		sort -k1,1 -rn
-	echo "   per step, longest first:"
-	sort -t$'\t' -k1,1 -rn "$KS_TIMES" | awk -F'\t' -v min="${KS_TIME_MIN:-2}" '
-		$1 >= min { printf "   %7.1f s  %-28s %s\n", $1, $2, $3; next }
-		{ rest += $1; nrest++ }
-		END { if (nrest) printf "   %7.1f s  (%d steps under %s s each)\n", rest, nrest, min }'
+	echo "   per kernel or group (sums of its steps: wall, CPU):"
+	awk -F'\t' '{ s[$2] += $1; c[$2] += $4; n[$2]++ }
+		END { for (g in s) printf "   %7.1f s %7.1f s  %-28s %d steps\n", s[g], c[g], g, n[g] }' "$KS_TIMES" |
+		sort -k3,3 -rn
+	echo "   per step, most CPU first (wall, CPU):"
+	sort -t$'\t' -k4,4 -rn "$KS_TIMES" | awk -F'\t' -v min="${KS_TIME_MIN:-2}" '
+		$4 >= min { printf "   %7.1f s %7.1f s  %-28s %s\n", $1, $4, $2, $3; next }
+		{ rest += $1; crest += $4; nrest++ }
+		END { if (nrest) printf "   %7.1f s %7.1f s  (%d steps under %s CPU s each)\n", rest, crest, nrest, min }'
+	echo "   CPU by kind of step (summed over kernels):"
+	awk -F'\t' '{ k = $3; sub(/^[^ ]+: /, "", k); sub(/-[0-9][^ ]*$/, "", k); c[k] += $4 }
+		END { for (k in c) if (c[k] >= 10) printf "   %7.1f s  %s\n", c[k], k }' "$KS_TIMES" |
+		sort -rn | head -n 30
 	python3 "$(dirname "${BASH_SOURCE[0]}")/guest-steps.py" "$(dirname "$KS_TIMES")" 20 || true
 }

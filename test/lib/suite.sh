@@ -4,8 +4,11 @@
 #
 # Timing: when KS_TIMES names a file (test/run-all.sh exports it), every
 # step (run, guest_suite, counted, timed) appends one line to it,
-# "SECONDS<TAB>GROUP<TAB>STEP", GROUP being KS_GROUP (a kernel, host,
-# debug, arm64, ...). test/run-all.sh prints them as a table at the end.
+# "SECONDS<TAB>GROUP<TAB>STEP<TAB>CPU", GROUP being KS_GROUP (a kernel,
+# host, debug, arm64, ...) and CPU the user and system seconds of the
+# processes the step ran (a guest's QEMU among them). Wall time includes
+# waiting for a CPU beside other jobs; CPU time is the step's own work.
+# test/run-all.sh prints them as a table at the end.
 
 # ks_now: microseconds since the epoch.
 ks_now() {
@@ -13,19 +16,42 @@ ks_now() {
 	echo "${t//[!0-9]/}"
 }
 
-# ks_time_add T0 STEP: record STEP as taking from T0 (ks_now) to now.
+KS_CLK_TCK=$(getconf CLK_TCK)
+
+# ks_cpu_ticks VAR: the user and system clock ticks of this shell's
+# waited-for children, and theirs (getrusage(RUSAGE_CHILDREN)), into VAR.
+# Read without a fork: a command substitution would read its own
+# subshell's, which has no children yet.
+ks_cpu_ticks() {
+	local -a st
+	read -r -a st <"/proc/$BASHPID/stat" 2>/dev/null || st=()
+	printf -v "$1" '%d' $((${st[15]:-0} + ${st[16]:-0}))
+}
+
+# ks_t0 VAR: a step's start, "MICROSECONDS CPU_TICKS", into VAR.
+ks_t0() {
+	local cpu
+	ks_cpu_ticks cpu
+	printf -v "$1" '%s %s' "$(ks_now)" "$cpu"
+}
+
+# ks_time_add T0 STEP: record STEP as taking from T0 (ks_t0) to now.
 ks_time_add() {
 	[[ -n ${KS_TIMES:-} ]] || return 0
-	local d=$(($(ks_now) - $1))
-	printf '%d.%d\t%s\t%s\n' $((d / 1000000)) $((d % 1000000 / 100000)) \
-		"${KS_GROUP:-main}" "$2" >>"$KS_TIMES"
+	local w0 c0 cpu d
+	read -r w0 c0 <<<"$1"
+	d=$(($(ks_now) - w0))
+	ks_cpu_ticks cpu
+	cpu=$(((cpu - ${c0:-$cpu}) * 10 / KS_CLK_TCK))
+	printf '%d.%d\t%s\t%s\t%d.%d\n' $((d / 1000000)) $((d % 1000000 / 100000)) \
+		"${KS_GROUP:-main}" "$2" $((cpu / 10)) $((cpu % 10)) >>"$KS_TIMES"
 }
 
 # timed STEP CMD...: run CMD (its output unchanged), recording its time.
 timed() {
 	local step=$1 t0 rc=0
 	shift
-	t0=$(ks_now)
+	ks_t0 t0
 	"$@" || rc=$?
 	ks_time_add "$t0" "$step"
 	return "$rc"
@@ -37,7 +63,7 @@ run() {
 	local name=$1 log t0
 	shift
 	log=$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log
-	t0=$(ks_now)
+	ks_t0 t0
 	if "$@" >"$log" 2>&1; then
 		PASSED=$((PASSED + 1))
 		echo "PASS $name"
@@ -70,7 +96,7 @@ add_counts() {
 counted() {
 	local tag=$1 result=$2 pattern=$3 t0
 	shift 3
-	t0=$(ks_now)
+	ks_t0 t0
 	"$@" >"$result" 2>&1
 	grep -E "$pattern" "$result" | sed "s/^/    [$tag] /"
 	add_counts "$result"
