@@ -76,13 +76,8 @@ umount /ks
 mount -o remount,ro /
 sync
 # minbase has no poweroff (systemd-sysv); sysrq 'o' powers off without it.
-# ks_reboot (a kernel booted with acpi=off, which cannot power off):
-# sysrq 'b' resets, and QEMU's -no-reboot ends the run.
 echo 1 >/proc/sys/kernel/sysrq
-case " $(cat /proc/cmdline) " in
-*" ks_reboot "*) echo b >/proc/sysrq-trigger ;;
-*) echo o >/proc/sysrq-trigger ;;
-esac
+echo o >/proc/sysrq-trigger
 # The power-off runs in the background; wait for it in shell builtins:
 # a program loaded from the disk now may find the disk gone, and PID 1
 # exiting on that I/O error panics the kernel.
