@@ -38,5 +38,25 @@ check "a report after the script began earns no rerun" 1 ks_report_before_start 
 check "a clean console earns no rerun" 1 ks_report_before_start "$clean"
 check "EFLAGS with reserved bits set is an emulator fault" 0 ks_emulator_fault "$badfl"
 check "an ordinary EFLAGS is no emulator fault" 1 ks_emulator_fault "$goodfl"
+
+# The time table's step accounting (test/lib/suite.sh): a step's CPU
+# seconds are its processes' work, not its wall time. A busy child
+# counts its CPU; a sleeping one counts about none of its wall time.
+(
+	# shellcheck source=lib/suite.sh
+	. "$TOP/test/lib/suite.sh"
+	export KS_TIMES=$tmp/times.tsv KS_GROUP=harness
+	timed busy bash -c 'end=$((SECONDS + 2)); while ((SECONDS < end)); do :; done'
+	timed sleeping sleep 1
+)
+cpu_of() { awk -F'\t' -v s="$1" '$3 == s && NF == 4 { print $1, $4 }' "$tmp/times.tsv"; }
+read -r busy_wall busy_cpu < <(cpu_of busy)
+read -r sleep_wall sleep_cpu < <(cpu_of sleeping)
+# Bounds from the step's own wall time as the table recorded it: on a
+# loaded host the busy loop gets less than a CPU, never more.
+check "a busy step's CPU seconds are at least a quarter of its wall time, at most all of it (wall ${busy_wall:-?} s, CPU ${busy_cpu:-?} s)" 0 \
+	awk -v w="${busy_wall:-0}" -v c="${busy_cpu:--1}" 'BEGIN { exit !(w >= 1 && c >= w / 4 && c <= w + 0.2) }'
+check "a sleeping step's CPU seconds are about none of its wall time (wall ${sleep_wall:-?} s, CPU ${sleep_cpu:-?} s)" 0 \
+	awk -v w="${sleep_wall:-0}" -v c="${sleep_cpu:-9}" 'BEGIN { exit !(w >= 1 && c <= 0.2) }'
 echo "harness: $pass passed, $fail failed"
 ((fail == 0))
