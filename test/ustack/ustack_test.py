@@ -319,7 +319,16 @@ def check(logpath):
             "off-CPU: the writer's %d nanosleep() waits, woken by a timer: waker-ustack %s"
             % (WAITS, "[interrupt] ([kernel thread] on PREEMPT_RT)" if rt else "[interrupt]"),
             str(stacks))
-    r.check(node and node["other"]["count"] == 0, "off-CPU: no wait in other",
+    # Besides the reader's and the writer's waits (each exactly WAITS, in
+    # their rows, above), main waits at most once more: in pthread_join()
+    # for the writer's exit. That wakeup can come while main is still
+    # switching out; the README gives such a wait no waker, so the other
+    # row (seen once on a loaded host). No other wait may be there.
+    other = node["other"]["count"] if node else -1
+    extra = sum(c for c, _, _ in rows) + other - 2 * WAITS
+    r.check(node and 0 <= other <= extra <= 1,
+            "off-CPU: no wait in other but main's one pthread_join() (the documented wakeup "
+            "during its switch-out): other %d, waits beyond the reader's and writer's %d" % (other, extra),
             str(node and node["other"]))
     kinds = next((l.split()[1:] for l in st if l.startswith("@@SVGKINDS")), [])
     r.check(not tool or ({"u:main", "u:wait_outer", "u:wait_inner", "k:schedule"} <= set(kinds)
