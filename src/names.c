@@ -126,16 +126,12 @@ look_up:
 	}
 	err = ks_probeable(s.addr);
 	/*
-	 * No site where kallsyms put the function: its module may have gone,
-	 * or come back elsewhere, since the lookup. Look again, once.
+	 * No site where kallsyms put the function: its module may have gone
+	 * since the lookup, and come back elsewhere, or at the same address
+	 * as a new module whose sites ftrace has. Look and ask again, once.
 	 */
-	if (err == -ESRCH && retry--) {
-		struct ks_sym again;
-		int lookup = ks_lookup(sym, &again);
-
-		if (lookup || again.addr != s.addr)
-			goto look_up;
-	}
+	if (err == -ESRCH && retry--)
+		goto look_up;
 	if (err == -EPERM) {
 		ks_err_ratelimited("trace %s: %s is part of kstats, which cannot trace itself; see /sys/kernel/debug/kprobes/blacklist\n",
 				   name, sym);
