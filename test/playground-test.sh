@@ -47,16 +47,19 @@ dd if=/dev/nullb0 of=/dev/null bs=4k count=300 2>/dev/null
 kstats show rd | head -1
 kstats remove rd
 # The README's one-liners ("From bcc and bpftrace"), each as a shell runs
-# it, all at once; the workload starts once every trace is listed.
+# it, all at once; the workload starts once every trace is listed, and
+# then Ctrl-C (SIGINT) ends them all, as a user ends a run sooner. They
+# run with -d 0 (until Ctrl-C), not the README's -d 5: on a loaded host
+# the first ones' 5 s ran out before the last one was listed.
 mount -t cgroup2 none /sys/fs/cgroup && mkdir -p /sys/fs/cgroup/system.slice/ssh.service
 n=0
 while read -r line; do
 	n=$((n + 1))
 	(sh -c "$line" >/tmp/ol.$n 2>&1; echo "@@rc=$?" >>/tmp/ol.$n) &
-done </work/readme/oneliners
+done </work/readme/oneliners.run
 # Each trace's NAME: the first word after run's options.
 names=$(awk '{for (i = 3; i <= NF; i++) if ($i ~ /^-/) i++; else { print $i; break }}' /work/readme/oneliners)
-for i in $(seq 300); do
+for i in $(seq 1200); do
 	missing=0
 	for x in $names; do grep -q "^$x " /sys/kernel/debug/kstats/_control || missing=1; done
 	[ $missing = 0 ] && break
@@ -67,6 +70,7 @@ sh -c 'echo $$ >/sys/fs/cgroup/system.slice/ssh.service/cgroup.procs && dd if=/d
 dd if=/proc/self/mem of=/dev/null count=1 2>/dev/null
 echo x | cat >/dev/null
 sleep 0.2
+killall -INT kstats
 wait
 for i in $(seq $n); do sed "s/^/@@OL$i /" /tmp/ol.$i; done
 exit 3
@@ -75,6 +79,9 @@ EOF
 awk '/^From bcc and bpftrace$/,/^Contents$/' "$TOP/README" |
 	sed -n 's/^    \(kstats run .*\)$/\1/p' >"$work/readme/oneliners"
 mapfile -t oneliners <"$work/readme/oneliners"
+sed 's/^kstats run -d 5 /kstats run -d 0 /' "$work/readme/oneliners" >"$work/readme/oneliners.run"
+! grep -q -- ' -d 5 ' "$work/readme/oneliners.run"
+ok $? "the one-liners run until Ctrl-C (-d 0 for the README's -d 5)" "$(grep -- ' -d 5 ' "$work/readme/oneliners.run")"
 ((${#oneliners[@]} >= 11))
 ok $? "README: its table gives at least 11 one-liners" "${#oneliners[@]}"
 out=$logs/playground-script.out
