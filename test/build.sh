@@ -28,13 +28,44 @@ ks_copy_tree "$OUT/tree"
 sparse=()
 [[ ${KS_SPARSE:-0} == 1 ]] && sparse=(C=1 KBUILD_CHECKSRC=1)
 only=${KS_MODULE_ONLY:-0}
-{
-	make -C "$KDIR" M="$OUT/tree" W=1 "${sparse[@]}" "$@" modules &&
-		{ [[ $only == 1 ]] || make -C "$KDIR" M="$OUT/tree/test/modules" W=1 "$@" \
-			KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules; } &&
-		{ [[ $only == 1 ]] || make -C "$KDIR" M="$OUT/tree/examples" W=1 "$@" \
-			KBUILD_EXTRA_SYMBOLS="$OUT/tree/Module.symvers" modules; }
-} >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+# kbuild_all TREE [MAKE_ARGS...]: kstats, then the test modules and the
+# demo client against its Module.symvers, all W=1.
+kbuild_all() {
+	local tree=$1
+	shift
+	make -C "$KDIR" M="$tree" W=1 "${sparse[@]}" "$@" modules &&
+		{ [[ $only == 1 ]] || make -C "$KDIR" M="$tree/test/modules" W=1 "$@" \
+			KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" modules; } &&
+		{ [[ $only == 1 ]] || make -C "$KDIR" M="$tree/examples" W=1 "$@" \
+			KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" modules; }
+}
+# KS_CCACHE=1 (test/run-all.sh, with Debian's ccache first in PATH): the
+# tree is built at one fixed path, bound there in a mount namespace of its
+# own, so that the compile lines, and so ccache's keys, do not depend on
+# where the clone is; a warm run then compiles only what changed. ccache
+# replays each compile's warnings, and sparse, objtool, modpost and BTF
+# still run on every build. In a suite's chroot the namespace that
+# ks_suite_in made is private already, and the chroot's / is no mount.
+if [[ ${KS_CCACHE:-0} == 1 ]]; then
+	fixed=/run/kstats-build
+	mkdir -p "$fixed"
+	prop=private
+	[[ -n ${KS_SUITE:-} ]] && prop=unchanged
+	export KDIR only
+	export -f kbuild_all
+	# An array cannot be exported: sparse's two words go as a string.
+	export KS_SPARSE_ARGS="${sparse[*]}"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run_build() {
+		unshare -m --propagation "$prop" bash -c '
+			read -r -a sparse <<<"$KS_SPARSE_ARGS"
+			mount --bind "$1" "$2" && shift && kbuild_all "$@"' \
+			ks-build "$OUT/tree" "$fixed" "$@"
+	}
+else
+	run_build() { kbuild_all "$OUT/tree" "$@"; }
+fi
+run_build "$@" >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 
 # The sparse check reads this build's log (test/lint.sh sparse-log), kept
 # apart: a later incremental build (the demo's) rewrites build.log.

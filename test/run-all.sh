@@ -119,6 +119,16 @@ fi
 KS_GROUP=setup timed "packages (test/lib/deps.sh)" bash test/lib/deps.sh ||
 	{ echo "0 passed, 1 failed"; exit 1; }
 
+# Every compile of the run goes through Debian's ccache (its compiler
+# links first in PATH; test/build.sh builds at a fixed path for it, and
+# each suite's chroot keeps its own): a run with warm caches compiles only
+# what changed since the last one. The compilers' warnings are replayed
+# from the cache; sparse, objtool, modpost and BTF run every time.
+if [[ -d /usr/lib/ccache ]]; then
+	export PATH=/usr/lib/ccache:$PATH KS_CCACHE=1
+	export CCACHE_DIR=${CCACHE_DIR:-${KS_CACHE:-/var/cache/kstats}/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+fi
+
 # The grammar fuzzer's seed (test/fuzz_test.py): one per run, printed;
 # KS_FUZZ_SEED=N reruns a run's lines. 17,000 lines on each of the six
 # x86 kernels: over 100,000 a run.

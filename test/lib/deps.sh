@@ -13,6 +13,8 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio kmod python3 gzip xz-utils
 	sparse linux-source-6.12 bc flex bison libelf-dev libssl-dev file
 	debhelper dh-dkms dkms lintian dpkg-dev dh-python libjson-c-dev
+	# Each compile of a test run, cached across runs (test/run-all.sh).
+	ccache
 	# The tool names user frames with elfutils' libdwfl; its static
 	# build (the busybox guests') links libdw's own dependencies.
 	libdw-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev

@@ -13,8 +13,8 @@
 
 KS_SUITE_CACHE=${KS_CACHE:-/var/cache/kstats}
 # What every chroot holds besides the buildd set: both flavours' headers
-# and sparse (the suite's own, for the lint check).
-KS_SUITE_PKGS=(linux-headers-amd64 linux-headers-rt-amd64 sparse kmod)
+# sparse (the suite's own, for the lint check) and ccache (test/build.sh).
+KS_SUITE_PKGS=(linux-headers-amd64 linux-headers-rt-amd64 sparse kmod ccache)
 # The kernels the suite runs on top of Debian 12's: SUITE FLAVOUR.
 # shellcheck disable=SC2034 # used by test/run-all.sh
 KS_SUITE_KERNELS=("trixie amd64" "trixie rt-amd64" "sid amd64" "sid rt-amd64")
@@ -38,17 +38,21 @@ ks_suite_in() {
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	unshare -m -- bash -c '
 		set -e
-		root=$1 top=$2
-		shift 2
+		root=$1 top=$2 suite=$3
+		shift 3
 		mount --make-rprivate /
 		mount -t proc proc "$root/proc"
 		mount --rbind /dev "$root/dev"
 		mkdir -p "$root$top"
 		mount --bind "$top" "$root$top"
-		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LANG=C.UTF-8 ${KDIR:+KDIR=$KDIR} \
+		path=/usr/sbin:/usr/bin:/sbin:/bin
+		# KS_CCACHE=1 (test/build.sh): the suite'"'"'s own ccache, whose
+		# cache stays in the chroot (/root/.cache/ccache).
+		[[ ${KS_CCACHE:-0} == 1 && -d $root/usr/lib/ccache ]] && path=/usr/lib/ccache:$path
+		exec chroot "$root" env -i PATH="$path" KS_SUITE="$suite" \
+			HOME=/root LANG=C.UTF-8 ${KDIR:+KDIR=$KDIR} ${KS_CCACHE:+KS_CCACHE=$KS_CCACHE} \
 			sh -c "cd \"\$0\" 2>/dev/null || cd /; exec \"\$@\"" "$PWD" "$@"
-	' ks-suite "$root" "$top" "$@"
+	' ks-suite "$root" "$top" "$suite" "$@"
 }
 
 # ks_suite_chroot SUITE: make (or refresh) SUITE's chroot; quiet on stdout.
@@ -69,11 +73,16 @@ ks_suite_chroot() {
 		mv "$tmp" "$root"
 		ks_suite_in "$suite" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ${KS_SUITE_PKGS[*]} && apt-get clean" >&2 ||
 			{ flock -u 8; return 1; }
-		touch "$stamp"
-	elif [[ -n $(find "$stamp" -mtime "+${KS_SUITE_MAX_AGE:-7}") ]]; then
-		echo "suites: updating $suite to its current kernel" >&2
-		ks_suite_in "$suite" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ${KS_SUITE_PKGS[*]} && apt-get clean" >&2 &&
-			touch "$stamp"
+		echo "${KS_SUITE_PKGS[*]}" >"$stamp"
+	elif [[ $(cat "$stamp") != "${KS_SUITE_PKGS[*]}" ||
+		-n $(find "$stamp" -mtime "+${KS_SUITE_MAX_AGE:-7}") ]]; then
+		# Older than that, or made with another package list (the
+		# stamp holds the list).
+		echo "suites: updating $suite to its current kernel and ${KS_SUITE_PKGS[*]}" >&2
+		# A mirror whose Release has expired (seen here: a frozen sid)
+		# fails the update: the install then uses the lists it has.
+		ks_suite_in "$suite" sh -c "{ apt-get update -q || echo 'suites: apt-get update failed; using the lists the chroot has'; } && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ${KS_SUITE_PKGS[*]} && apt-get clean" >&2 &&
+			echo "${KS_SUITE_PKGS[*]}" >"$stamp"
 	fi
 	flock -u 8
 }
