@@ -25,9 +25,9 @@
 #               default KS_JOBS or 2, beside the debug kernel's chain.
 # e.g. test/run-all.sh --kernel 6.12 --only offcpu   (a few minutes)
 #
-# How it runs: the debug kernel's chain (build, then the chaos guest
-# beside the KUnit/stress and fault guests) starts first, in the
-# background; so does a job that fetches what the later jobs download
+# How it runs: the debug kernel's chain (build, then the KUnit/stress
+# and fault guests) and its chaos job (the chaos guest, once the chain
+# has built kstats) start first, in the background; so does a job that fetches what the later jobs download
 # (chroots, images, arm64 kernels, the rootfs image). The host's own
 # tests and the demo run next, in the foreground. Then each kernel's
 # builds and guests, arm64, the package and the lint checks run as jobs,
@@ -196,12 +196,12 @@ ks_wait_apt() {
 
 # --- in the background: the debug test kernel's chain -------------------
 # Built from linux-source-6.12 on first use (about 14 minutes cold on two
-# cores, cached after), so it starts first. Then the chaos run and the
-# soak (test/chaos_test.py: about 12 minutes of one debug-kernel guest,
-# KASAN, lockdep, kmemleak, 4 vCPUs, Debian rootfs for python3) run in
-# the background beside the KUnit/stress guest and the fault guest.
+# cores, cached after), so it starts first. Then the KUnit/stress guest
+# and the fault guest run, beside the chaos job (chaos_job: the chaos run
+# and the soak, test/chaos_test.py, about 10 minutes of one debug-kernel
+# guest, KASAN, lockdep, kmemleak, 4 vCPUs, Debian rootfs for python3).
 debug_chain() {
-	local chaos_pid="" t0 waited tree f
+	local t0 waited tree f
 	KS_GROUP=debug
 	# Started before the packages (above); 45 minutes is far past it.
 	ks_t0 t0
@@ -221,14 +221,9 @@ debug_chain() {
 	KDIR=$tree bash test/build.sh debug >"$LOGS/debug-build.log" 2>&1
 	export KS_DEBUG_BUILD_RC=$? KS_DEBUG_BUILD_LOG=$LOGS/debug-build.log
 	ks_time_add "$t0" "kstats build for the debug kernel"
-	if want chaos; then
-		ks_t0 t0
-		{
-			python3 test/chaos_test.py run "$LOGS/chaos" >"$LOGS/chaos.result" 2>&1
-			ks_time_add "$t0" "guest chaos and soak"
-		} &
-		chaos_pid=$!
-	fi
+	# For the chaos job (chaos_job), which waits for it.
+	echo "$KS_DEBUG_BUILD_RC" >"$KS_JOBS_DIR/debug-build.rc.tmp"
+	mv "$KS_JOBS_DIR/debug-build.rc.tmp" "$KS_JOBS_DIR/debug-build.rc"
 
 	# The debug test kernel: KUnit suites, stress and fault tests under
 	# KASAN, lockdep and kmemleak.
@@ -268,17 +263,34 @@ debug_chain() {
 		grep -E '^(FAIL|faults: )' "$LOGS/faults.result" | sed 's/^/    [debug] /'
 		add_counts "$LOGS/faults.result"
 	fi
-
-	if [[ -n $chaos_pid ]]; then
-		waited=$SECONDS
-		wait "$chaos_pid"
-		echo "    [chaos] waited $((SECONDS - waited)) s for it here"
-		grep -E '^(FAIL|chaos: )' "$LOGS/chaos.result" | sed 's/^/    [chaos] /'
-		add_counts "$LOGS/chaos.result"
-	fi
 }
 
+# The chaos run and the soak (test/chaos_test.py) on the debug kernel,
+# beside the rest of its chain, once the chain has built kstats for it
+# (out/debug). A job of its own, so that its CPU seconds are its own: as
+# a background process of the chain's shell, they were added to whichever
+# of the chain's steps ran when the shell reaped it.
+chaos_job() {
+	local t0 waited
+	KS_GROUP=debug
+	ks_t0 t0
+	for waited in $(seq 1 3600); do
+		[[ -e $KS_JOBS_DIR/debug-build.rc ]] || ks_job_ended debug && break
+		sleep 1
+	done
+	ks_time_add "$t0" "chaos: waits for the debug kernel and its kstats build"
+	read -r KS_DEBUG_BUILD_RC <"$KS_JOBS_DIR/debug-build.rc" || KS_DEBUG_BUILD_RC=1
+	export KS_DEBUG_BUILD_RC KS_DEBUG_BUILD_LOG=$LOGS/debug-build.log
+	ks_t0 t0
+	python3 test/chaos_test.py run "$LOGS/chaos" >"$LOGS/chaos.result" 2>&1
+	ks_time_add "$t0" "guest chaos and soak"
+	grep -E '^(FAIL|chaos: )' "$LOGS/chaos.result" | sed 's/^/    [chaos] /'
+	add_counts "$LOGS/chaos.result"
+}
+
+rm -f "$KS_JOBS_DIR/debug-build.rc"
 ((WANT_DEBUG)) && ks_job_start debug debug_chain
+((WANT_DEBUG)) && want chaos && ks_job_start chaos chaos_job
 ks_job_start prefetch prefetch
 
 # --- in the foreground: the host's own tests, then the demo --------------
@@ -397,38 +409,43 @@ kernel_job() {
 core_guests() {
 	local k=$1 series
 	series=$(ks_kernel_series "$k")
-	want basic && guest_suite "$k" basic "guest boots, runs the foundation script" "" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
-	want trace && guest_suite "$k" trace "guest runs the _control script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask"
-	want engine && guest_suite "$k" engine "guest runs the hook-engine script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop"
-	want keys && guest_suite "$k" keys "guest runs the keyed-trace script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstask" "out/tools/kstats"
-	want offcpu && guest_suite "$k" offcpu "guest runs the off-CPU trace script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/kstask" "out/tools/kstats"
+	local batch=() files=()
+	# The guests that leave the kernel as they found it (test/lib/
+	# run-batch.sh puts it back between them) share one boot; keys'
+	# raises lockdown, which refuses unsigned modules, so it comes last.
+	# offcpu's, counts' and lockdown's raise it too: each boots alone.
+	want basic && batch+=("basic|guest boots, runs the foundation script|") &&
+		files+=("out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko")
+	want trace && batch+=("trace|guest runs the _control script|$series") &&
+		files+=("out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
+			"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask")
+	want engine && batch+=("engine|guest runs the hook-engine script|$series") &&
+		files+=("out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
+			"out/$k/kstats_test_sched.ko" "out/$k/rqlat" "out/$k/syscall_loop")
 	# cgroup v2 filters and keys: rows per cgroup, a child under its
 	# parent's filter, a moved task, removed cgroups (test/cgroup/).
-	want cgroup && guest_suite "$k" cgroup "guest runs the cgroup filter and key script" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
+	want cgroup && batch+=("cgroup|guest runs the cgroup filter and key script|$series") &&
+		files+=("out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask")
 	# User stacks: rows per call site and per blocked stack from main to
 	# the kernel, named by the tool; kernel threads' and interrupts' rows
 	# (test/ustack/).
-	want ustack && guest_suite "$k" ustack "guest keys traces by user stacks" "$series" \
-		"out/$k/kstats.ko" "out/$k/ustack_prog" "out/$k/ustack_prog.stripped" \
-		"out/$k/ustack_prog.debug" "out/$k/ustack_prog.buildid" "out/tools/kstats"
+	want ustack && batch+=("ustack|guest keys traces by user stacks|$series") &&
+		files+=("out/$k/kstats.ko" "out/$k/ustack_prog" "out/$k/ustack_prog.stripped"
+			"out/$k/ustack_prog.debug" "out/$k/ustack_prog.buildid" "out/tools/kstats")
+	# CPU 1 offline and online under traces: per-CPU counters, intervals
+	# and keyed rows keep every sample once (test/hotplug_test.py).
+	want hotplug && batch+=("hotplug|guest takes CPU 1 offline and online under traces|$series") &&
+		files+=("out/$k/kstats.ko" "out/$k/kstats_test_target.ko")
+	want keys && batch+=("keys|guest runs the keyed-trace script|$series") &&
+		files+=("out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask" "out/tools/kstats")
+	((${#batch[@]})) && guest_batch "$k" "${batch[@]}" -- "${files[@]}"
+	want offcpu && guest_suite "$k" offcpu "guest runs the off-CPU trace script" "$series" \
+		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
+		"out/$k/kstask" "out/tools/kstats"
 	# Each lost section counted once; GAP where sections are left out,
 	# at off-CPU switches and across a migration (test/counts_test.py).
 	want counts && guest_suite "$k" counts "guest counts lost sections once and GAPs as documented" "$series" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
-	# CPU 1 offline and online under traces: per-CPU counters, intervals
-	# and keyed rows keep every sample once (test/hotplug_test.py).
-	want hotplug && guest_suite "$k" hotplug "guest takes CPU 1 offline and online under traces" "$series" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko"
 	# /dev/kstats and kernel lockdown, integrity then confidentiality
 	# (test/lockdown/); keys, offcpu and counts above ran locked down too.
 	want lockdown && guest_suite "$k" lockdown "guest controls kstats through /dev/kstats under lockdown" \

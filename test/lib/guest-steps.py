@@ -6,7 +6,8 @@ Each guest script's step() prints "@@STEP NAME UPTIME" (the guest's
 script's end marker. Prints the N longest steps of all the busybox
 guests' consoles (LOGS/guest-SUITE-KVER.console), and per kernel the
 time from power-on to the first step (the boot), so that the time table
-shows what to cut inside a guest as well as which guest.
+shows what to cut inside a guest as well as which guest. Guests that
+share a boot (test/lib/run-batch.sh) count that boot once.
 """
 import glob
 import os
@@ -46,6 +47,15 @@ def main():
             continue
         suite, kver = m.groups()
         steps, boot = steps_of(path)
+        # test/lib/run-batch.sh: the boot's console (guest-batch-KVER)
+        # counts one boot and no steps, each script's part (marked) its
+        # steps and no boot.
+        if suite == "batch":
+            steps = []
+        else:
+            with open(path, errors="replace") as f:
+                if "@@BATCH-START " in f.read():
+                    boot = None
         rows += [(secs, kver, suite + "/" + name) for name, secs in steps]
         if boot is not None:
             boots.setdefault(kver, []).append(boot)

@@ -124,3 +124,49 @@ guest_suite() {
 	sed "s/^/    [$k] /" "$result"
 	add_counts "$result"
 }
+
+# guest_batch KVER "NAME|TITLE|GEN ARGS"... -- FILE...: guest_suite for
+# each NAME, all in one boot (test/lib/run-batch.sh), with the FILEs of
+# them all. Each keeps its "clean console" check, on its own part of the
+# console, and its checker's counts; the boot, the resets between them
+# included, gets a check of its own. KS_BATCH=0 boots each on its own.
+guest_batch() {
+	local k=$1 spec name title gen py names=() specs=() args=()
+	local -A seen=()
+	local -a files=()
+	shift
+	while [[ $1 != -- ]]; do specs+=("$1"); shift; done
+	shift
+	for f in "$@"; do
+		[[ -n ${seen[$f]:-} ]] || files+=("$f")
+		seen[$f]=1
+	done
+	if [[ ${KS_BATCH:-1} == 0 ]]; then
+		for spec in "${specs[@]}"; do
+			IFS='|' read -r name title gen <<<"$spec"
+			guest_suite "$k" "$name" "$title" "$gen" "${files[@]}"
+		done
+		return 0
+	fi
+	for spec in "${specs[@]}"; do
+		IFS='|' read -r name title gen <<<"$spec"
+		py=test/${name}_test.py
+		[[ -f $py ]] || py=test/$name/${name}_test.py
+		# shellcheck disable=SC2086
+		python3 "$py" gen "$LOGS/$name-$k.sh" $gen
+		args+=("$name:$LOGS/$name-$k.sh:$LOGS/guest-$name-$k.console")
+		names+=("$name")
+	done
+	KS_STEP="guest batch ${names[*]}" run "$k: guests ${names[*]} in one boot, clean console" \
+		bash test/lib/run-batch.sh "$k" "$LOGS/guest-batch-$k.console" "${args[@]}" -- "${files[@]}"
+	for spec in "${specs[@]}"; do
+		IFS='|' read -r name title gen <<<"$spec"
+		py=test/${name}_test.py
+		[[ -f $py ]] || py=test/$name/${name}_test.py
+		KS_STEP="guest $name" run "$k: $title, clean console" \
+			bash test/lib/run-batch.sh --verdict "$LOGS/guest-$name-$k.console"
+		python3 "$py" check "$LOGS/guest-$name-$k.console" >"$LOGS/$name-$k.result" 2>&1
+		sed "s/^/    [$k] /" "$LOGS/$name-$k.result"
+		add_counts "$LOGS/$name-$k.result"
+	done
+}
