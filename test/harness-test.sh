@@ -58,5 +58,64 @@ check "a busy step's CPU seconds are at least a quarter of its wall time, at mos
 	awk -v w="${busy_wall:-0}" -v c="${busy_cpu:--1}" 'BEGIN { exit !(w >= 1 && c >= w / 4 && c <= w + 0.2) }'
 check "a sleeping step's CPU seconds are about none of its wall time (wall ${sleep_wall:-?} s, CPU ${sleep_cpu:-?} s)" 0 \
 	awk -v w="${sleep_wall:-0}" -v c="${sleep_cpu:-9}" 'BEGIN { exit !(w >= 1 && c <= 0.2) }'
+
+# Several guest scripts in one boot (test/lib/run-batch.sh), with a
+# stand-in for run-guest.sh (KS_RUN_GUEST) that prints, for each script
+# the batch's guest script names, what FAKE says of it: ok, report (a
+# KASAN line), fail (rc 1) or crash (the boot ends there); boot: the
+# kernel dies before any script starts.
+cat >"$tmp/fake-guest.sh" <<'FAKE'
+#!/bin/bash
+script=$2 log=$3
+echo "$(sed -n 's/^echo "@@BATCH-START \(.*\)"$/\1/p' "$script" | tr '\n' ' ')" >>"$BOOTS"
+out() {
+	echo "[ 0.1] Linux version"
+	[[ $FAKE == *=boot* ]] && { echo "[ 0.5] Kernel panic - not syncing: VFS"; return 3; }
+	echo "KSTATS-GUEST-START 6.12 cpus=2"
+	for n in $(sed -n 's/^echo "@@BATCH-START \(.*\)"$/\1/p' "$script"); do
+		b=$(tr ' ' '\n' <<<"$FAKE" | sed -n "s/^$n=//p")
+		echo "@@BATCH-START $n"
+		echo "KSTATS-GUEST-START 6.12 cpus=2"
+		echo "@@STEP $n-work 1.0"
+		rc=0
+		case $b in
+		crash) echo "[ 9.0] Kernel panic - not syncing: $n"; return 3 ;;
+		report) echo "[ 5.0] BUG: KASAN: use-after-free in ks_$n" ;;
+		fail) rc=1 ;;
+		esac
+		echo "KSTATS-GUEST-END rc=$rc"
+		echo "@@BATCH-END $n rc=$rc"
+		echo "@@BATCH-RESET $n left: "
+	done
+	echo "KSTATS-GUEST-END rc=0"
+}
+out >"$log"
+FAKE
+batch() { # FAKE NAME...: the batch's exit status
+	local n a=()
+	rm -rf "$tmp/b"
+	mkdir -p "$tmp/b"
+	for n in "${@:2}"; do
+		echo "true" >"$tmp/b/$n.sh"
+		a+=("$n:$tmp/b/$n.sh:$tmp/b/$n.console")
+	done
+	FAKE=$1 BOOTS=$tmp/b/boots KS_RUN_GUEST=$tmp/fake-guest.sh bash "$TOP/test/lib/run-batch.sh" 6.12 "$tmp/b/batch.console" "${a[@]}" --
+}
+verdict() { bash "$TOP/test/lib/run-batch.sh" --verdict "$tmp/b/$1.console"; }
+check "a batch whose boot crashed fails" 1 batch "basic=ok trace=report engine=fail hotplug=crash keys=ok" basic trace engine hotplug keys
+check "batch: a script that ran clean passes" 0 verdict basic
+check "batch: a kernel report in a script's part fails that script" 1 verdict trace
+check "batch: a script's rc 1 fails it" 1 verdict engine
+check "batch: the script that was running when the boot ended fails" 1 verdict hotplug
+check "batch: the scripts the crash kept from starting run in a second boot, alone" 0 \
+	diff <(printf 'basic trace engine hotplug keys \nkeys \n') "$tmp/b/boots"
+check "batch: that script passes" 0 verdict keys
+check "batch: each part holds the boot and its own lines, not the others'" 0 \
+	bash -c "grep -q 'Linux version' $tmp/b/basic.console && ! grep -q -e KASAN -e trace-work $tmp/b/basic.console &&
+		grep -q keys-work $tmp/b/keys.console && ! grep -q hotplug $tmp/b/keys.console"
+check "a clean batch passes" 0 batch "basic=ok trace=ok" basic trace
+check "batch: a boot that starts no script fails" 1 batch "basic=boot" basic trace
+check "batch: ... and fails each script" 1 verdict basic
+check "batch: ... after one boot, not a boot per script" 0 diff <(printf 'basic trace \n') "$tmp/b/boots"
 echo "harness: $pass passed, $fail failed"
 ((fail == 0))

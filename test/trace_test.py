@@ -519,11 +519,14 @@ ctl "trace dup start kst_target_delay"
         out.append('ctl "%s"' % cmd)
     # A data symbol: kallsyms lists data only with CONFIG_KALLSYMS_ALL
     # (Debian's arm64 6.1 has it off: there it is no symbol at all).
-    out.append('echo "@@KALLSYMS_DATA $(grep -qw jiffies_64 /proc/kallsyms && echo yes || echo no)"\n'
+    # Both symbols from one read of /proc/kallsyms (about a second of a
+    # TCG guest).
+    out.append('grep -w -e jiffies_64 -e __per_cpu_start /proc/kallsyms > /tmp/dsyms\n'
+               'echo "@@KALLSYMS_DATA $(grep -qw jiffies_64 /tmp/dsyms && echo yes || echo no)"\n'
                'ctl "trace x start jiffies_64"')
     # A per-CPU symbol: x86-64 lists them at 0, as offsets, where a hidden
     # address would be 0 too; it is data all the same.
-    out.append('echo "@@PERCPU $(grep -w __per_cpu_start /proc/kallsyms | cut -d\' \' -f1,2)"\n'
+    out.append('echo "@@PERCPU $(grep -w __per_cpu_start /tmp/dsyms | cut -d\' \' -f1,2)"\n'
                'ctl "trace y start __per_cpu_start"')
     # NMIs come from sysrq-l (backtraces of all CPUs). On 6.12 sysrq forces
     # its own CPU's backtrace onto the console, which the console check

@@ -33,9 +33,18 @@ else
 fi
 dpkg-deb -x "$deb" "$WORK/root"
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$WORK"/root/usr/src/kstats-*/dkms.conf)
-mkdir -p "$WORK/tree"
+# The DKMS tree at one fixed path (one build at a time holds it): DKMS
+# builds in TREE/kstats/VERSION/build, and a fixed path keeps ccache's
+# keys (test/run-all.sh) the same from one run, or clone, to the next.
+tree=${TMPDIR:-/tmp}/kstats-arm64-dkms
+exec 9>"$tree.lock"
+flock 9
+rm -rf "$tree"
+mkdir -p "$tree"
+trap 'rm -rf "$WORK" "$tree"' EXIT
+ln -s "$tree" "$WORK/tree"
 CROSS_COMPILE=aarch64-linux-gnu- dkms build -m kstats -v "$ver" -k "$KVER" -a aarch64 \
-	--kernelsourcedir "$KDIR" --dkmstree "$WORK/tree" \
+	--kernelsourcedir "$KDIR" --dkmstree "$tree" \
 	--sourcetree "$WORK/root/usr/src" >"$WORK/dkms.log" 2>&1 ||
 	{ cat "$WORK/dkms.log"; exit 1; }
 out=$WORK/tree/kstats/$ver/$KVER/aarch64

@@ -31,6 +31,7 @@
 # Environment: KS_SUITE_TIMEOUT (seconds a script may take, default 600);
 # the rest (KS_APPEND, KS_KERNEL, ...) as run-guest.sh's. KS_TIMEOUT is
 # set here: the scripts' timeouts summed, and 120 s for the boot.
+# KS_RUN_GUEST: a stand-in for run-guest.sh (test/harness-test.sh's).
 set -uo pipefail
 
 if [[ ${1:-} == --verdict ]]; then
@@ -162,7 +163,7 @@ while ((${#left[@]})); do
 		extra+=("$WORK/suite-$n.sh")
 	done
 	KS_TIMEOUT=$((PER * ${#left[@]} + 120)) \
-		bash "$LIBDIR/run-guest.sh" "$KVER" "$WORK/batch.sh" "$log" "${FILES[@]}" "${extra[@]}"
+		bash "${KS_RUN_GUEST:-$LIBDIR/run-guest.sh}" "$KVER" "$WORK/batch.sh" "$log" "${FILES[@]}" "${extra[@]}"
 	rc=$?
 	((status == 0)) && status=$rc
 	{
