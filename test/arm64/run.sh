@@ -74,15 +74,16 @@ for kv in "${KERNELS[@]}"; do
 
 	KS_ACCEL=$MT guest_suite "$k" basic "guest boots, runs the foundation script" "" \
 		"out/$k/kstats.ko" "out/$k/kstats_test_client.ko" "out/$k/kstats_demo.ko"
-	KS_ACCEL=$ST guest_suite "$k" trace "guest runs the _control script" "$series arm64" \
+	# One boot (test/lib/run-batch.sh) for the single-threaded scripts
+	# that leave the kernel as they found it, keys' (which raises
+	# lockdown) last. User stacks: no tool here: the check names frames
+	# with the program's symbols, from aarch64-linux-gnu-nm.
+	KS_ACCEL=$ST guest_batch "$k" \
+		"trace|guest runs the _control script|$series arm64" \
+		"ustack|guest keys traces by user stacks|$series arm64" \
+		"keys|guest runs the keyed-trace script|$series arm64" -- \
 		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask"
-	KS_ACCEL=$ST guest_suite "$k" keys "guest runs the keyed-trace script" "$series arm64" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/kstask"
-	# User stacks (no tool here: the check names frames with the
-	# program's symbols, from aarch64-linux-gnu-nm).
-	KS_ACCEL=$ST guest_suite "$k" ustack "guest keys traces by user stacks" "$series arm64" \
-		"out/$k/kstats.ko" "out/$k/ustack_prog"
+		"out/$k/sigpair" "out/$k/syscall_loop" "out/$k/kstask" "out/$k/ustack_prog"
 	KS_ACCEL=$ST guest_suite "$k" lockdown "guest controls kstats through /dev/kstats under lockdown" \
 		"$series arm64" "out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
 		"out/$k/kstats_test_client.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
