@@ -111,7 +111,7 @@ EOF
 }
 
 # split LOG NAME: NAME's part of LOG (the boot, then its own lines) into
-# its CONSOLE; prints "done" (its END line is there), "ran" (it started,
+# its CONSOLE; prints "ended" (its END line is there), "cut" (it started,
 # no END) or "none" (it never started).
 split() {
 	local log=$1 n=$2 c=${CONSOLE[$2]}
@@ -124,8 +124,8 @@ split() {
 		END { exit ended ? 10 : started ? 11 : 12 }
 	' "$log" >"$c"
 	case $? in
-	10) echo done ;;
-	11) echo ran ;;
+	10) echo ended ;;
+	11) echo cut ;;
 	*) echo none ;;
 	esac
 }
@@ -140,7 +140,7 @@ verdict() {
 		echo "FAIL kernel report: ${report#console-check: kernel report in "$c": }"
 	elif ((rc != 0)); then
 		echo "FAIL $report"
-	elif [[ $2 != done || -z $end ]]; then
+	elif [[ $2 != ended || -z $end ]]; then
 		echo "FAIL no KSTATS-GUEST-END marker: the batch's boot ended while it ran (see $BATCH_LOG)"
 	elif [[ ${end##*rc=} != 0 ]]; then
 		echo "FAIL test.sh exited rc=${end##*rc=}"
