@@ -13,7 +13,8 @@
 #               belong to no kernel then run only if --only names them.
 #   --only AREA only these checks (the kernel's W=1 build always runs
 #               first): a guest script (basic trace engine keys offcpu
-#               cgroup ustack counts hotplug fuzz tool), pyguest, peer (bpftrace's
+#               cgroup ustack counts hotplug lockdown fuzz tool),
+#               pyguest, peer (bpftrace's
 #               off-CPU count, also under offcpu; its user stacks, also
 #               under ustack), bio, debugfs, insn,
 #               layers, sparse, refusals, host (tool, Python, prom, cli,
