@@ -12,9 +12,20 @@ cd "$TOP" || exit 1
 . test/lib/kernels.sh
 # shellcheck source=lib/apt.sh
 . test/lib/apt.sh
-WORK=$TOP/out/package
-rm -rf "$WORK"
+# KS_CCACHE=1 (test/run-all.sh): out/package is bound at a fixed path,
+# /run/kstats-package, in a mount namespace of its own, so that the
+# builds' compile lines there, and so ccache's keys, are the same
+# whatever the clone's path (as test/build.sh does).
+if [[ ${KS_CCACHE:-0} == 1 && -z ${KS_PACKAGE_WORK:-} ]]; then
+	mkdir -p "$TOP/out/package" /run/kstats-package
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	exec unshare -m --propagation private env KS_PACKAGE_WORK=/run/kstats-package \
+		bash -c 'mount --bind "$1" "$2" && exec bash "$3"' ks-package \
+		"$TOP/out/package" /run/kstats-package "$TOP/test/package.sh"
+fi
+WORK=${KS_PACKAGE_WORK:-$TOP/out/package}
 mkdir -p "$WORK"
+find "$WORK" -mindepth 1 -delete
 PASSED=0
 FAILED=0
 ok() {
