@@ -28,8 +28,9 @@
 #
 # How it runs: the debug kernel's chain (build, then the KUnit/stress
 # and fault guests) and its chaos job (the chaos guest, once the chain
-# has built kstats) start first, in the background; so does a job that fetches what the later jobs download
-# (chroots, images, arm64 kernels, the rootfs image). The host's own
+# has built kstats) start first, in the background; so does a job that
+# fetches what the later jobs download (chroots, images, arm64 kernels,
+# the rootfs image). The host's own
 # tests and the demo run next, in the foreground. Then each kernel's
 # builds and guests, arm64, the package and the lint checks run as jobs,
 # --jobs at a time. Each job keeps its output (out/logs/jobs/NAME.out,

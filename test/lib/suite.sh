@@ -103,6 +103,12 @@ counted() {
 	ks_time_add "$t0" "$(basename "$result" .result)"
 }
 
+# suite_checker NAME: test/NAME_test.py, or test/AREA/NAME_test.py for
+# areas with a folder.
+suite_checker() {
+	if [[ -f test/${1}_test.py ]]; then echo "test/${1}_test.py"; else echo "test/$1/${1}_test.py"; fi
+}
+
 # guest_suite KVER NAME TITLE "GEN ARGS" FILE...: test/NAME_test.py writes
 # the guest script, the kernel boots it with FILEs under /modules/, and
 # the same checker counts what the console shows.
@@ -110,9 +116,7 @@ guest_suite() {
 	local k=$1 name=$2 title=$3 gen=$4 script console result py
 	local KS_STEP="guest $name"
 	shift 4
-	# test/NAME_test.py, or test/AREA/NAME_test.py for areas with a folder.
-	py=test/${name}_test.py
-	[[ -f $py ]] || py=test/$name/${name}_test.py
+	py=$(suite_checker "$name")
 	script=$LOGS/$name-$k.sh
 	console=$LOGS/guest-$name-$k.console
 	result=$LOGS/$name-$k.result
@@ -150,8 +154,7 @@ guest_batch() {
 	fi
 	for spec in "${specs[@]}"; do
 		IFS='|' read -r name title gen <<<"$spec"
-		py=test/${name}_test.py
-		[[ -f $py ]] || py=test/$name/${name}_test.py
+		py=$(suite_checker "$name")
 		# shellcheck disable=SC2086
 		python3 "$py" gen "$LOGS/$name-$k.sh" $gen
 		args+=("$name:$LOGS/$name-$k.sh:$LOGS/guest-$name-$k.console")
@@ -161,8 +164,7 @@ guest_batch() {
 		bash test/lib/run-batch.sh "$k" "$LOGS/guest-batch-$k.console" "${args[@]}" -- "${files[@]}"
 	for spec in "${specs[@]}"; do
 		IFS='|' read -r name title gen <<<"$spec"
-		py=test/${name}_test.py
-		[[ -f $py ]] || py=test/$name/${name}_test.py
+		py=$(suite_checker "$name")
 		KS_STEP="guest $name" run "$k: $title, clean console" \
 			bash test/lib/run-batch.sh --verdict "$LOGS/guest-$name-$k.console"
 		python3 "$py" check "$LOGS/guest-$name-$k.console" >"$LOGS/$name-$k.result" 2>&1
