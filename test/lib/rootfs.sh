@@ -28,6 +28,7 @@
 #   KS_QEMU_MEM (MiB, default 1024)  KS_SMP (default 2)
 #   KS_TIMEOUT (seconds, default 600)  KS_APPEND (extra kernel cmdline)
 #   KS_QEMU_ARGS (more QEMU arguments, split at spaces, as run-guest.sh's)
+#   KS_CPU (QEMU -cpu, default $KS_X86_CPU of qemu-console.sh)
 #   KS_CACHE (default /var/cache/kstats)
 #   KS_ROOTFS_PACKAGES (default "bpftrace python3 kmod procps")
 #   KS_CONSOLE=stdio: the console on this terminal too, as run-guest.sh's
@@ -173,7 +174,7 @@ ks_console_setup "$LOGFILE"
 # would leave the cached image untouched. thread=single: see run-guest.sh.
 # shellcheck disable=SC2086 # KS_QEMU_ARGS: split at spaces
 qemu "${TIMEOUT[@]}" "${KS_TIMEOUT:-600}" \
-	qemu-system-x86_64 -accel tcg,thread=single -cpu max \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu "${KS_CPU:-$KS_X86_CPU}" \
 	-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
 	-display none -no-reboot \
 	"${SERIAL[@]}" \

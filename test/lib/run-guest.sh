@@ -21,7 +21,8 @@
 #   KS_TIMEOUT (seconds, default 300)  KS_APPEND (extra kernel cmdline)
 #   KS_QEMU (QEMU binary, default qemu-system-x86_64)
 #   KS_ACCEL (default tcg,thread=single; see the note at the qemu command)
-#   KS_CPU (QEMU -cpu, default max)
+#   KS_CPU (QEMU -cpu; default x86: $KS_X86_CPU of qemu-console.sh,
+#     arm64: max)
 #   KS_QEMU_ARGS (more QEMU arguments, split at spaces; e.g. the
 #     instruction-counting plugin of bench/insn.sh: -plugin PATH,out=FILE)
 #   KS_KERNEL (image to boot instead of /boot/vmlinuz-KVER)
@@ -59,11 +60,13 @@ x86_64)
 	QEMU=${KS_QEMU:-qemu-system-x86_64}
 	MACHINE=()
 	CONSOLE="console=ttyS0 tsc=reliable"
+	CPU=${KS_CPU:-$KS_X86_CPU}
 	;;
 arm64)
 	QEMU=${KS_QEMU:-qemu-system-aarch64}
 	MACHINE=(-M virt)
 	CONSOLE="console=ttyAMA0"
+	CPU=${KS_CPU:-max}
 	;;
 *)
 	echo "run-guest: unknown KS_ARCH ${KS_ARCH}" >&2
@@ -195,7 +198,7 @@ boot() {
 	# sched_switch events while other tasks make syscalls; single-threaded
 	# TCG ran the same loop clean.
 	qemu "${TIMEOUT[@]}" "${KS_TIMEOUT:-300}" \
-		"$QEMU" "${MACHINE[@]}" -accel "${KS_ACCEL:-tcg,thread=single}" -cpu "${KS_CPU:-max}" \
+		"$QEMU" "${MACHINE[@]}" -accel "${KS_ACCEL:-tcg,thread=single}" -cpu "$CPU" \
 		-m "${KS_QEMU_MEM:-1024}" -smp "${KS_SMP:-2}" \
 		-display none -no-reboot \
 		"${SERIAL[@]}" \
