@@ -22,6 +22,8 @@
 # Usage: test/bio-peer.sh KVER [LOGDIR]   after test/build.sh KVER
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/rootfs-guest.sh
+. "$TOP/test/lib/rootfs-guest.sh"
 k=$1 logs=${2:-$TOP/out/logs}
 mkdir -p "$logs"
 script=$(mktemp)
@@ -98,7 +100,7 @@ rmmod null_blk
 mount -o remount,rw /
 GUEST
 console=$logs/guest-bio-peer-$k.console
-bash "$TOP/test/lib/rootfs.sh" "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
+ks_rootfs "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
 	"$TOP/test/bio_peer.bt" "$TOP/test/lib/bt-guest.sh"
 rc=$?
 python3 "$TOP/test/bio_peer.py" "$console" "$rc"

@@ -113,6 +113,40 @@ check "batch: that script passes" 0 verdict keys
 check "batch: each part holds the boot and its own lines, not the others'" 0 \
 	bash -c "grep -q 'Linux version' $tmp/b/basic.console && ! grep -q -e KASAN -e trace-work $tmp/b/basic.console &&
 		grep -q keys-work $tmp/b/keys.console && ! grep -q hotplug $tmp/b/keys.console"
+# The rootfs guests' scripts in a shared boot (test/lib/rootfs-guest.sh):
+# replayed, each gets the status rootfs.sh would have given its part.
+replay() { # NAME STATUS: ks_rootfs's status on NAME's part is STATUS
+	local rc=0
+	(
+		# shellcheck source=lib/rootfs-guest.sh
+		. "$TOP/test/lib/rootfs-guest.sh"
+		KS_ROOTFS_REPLAY=1 ks_rootfs 6.12 "$tmp/b/$1.sh" "$tmp/b/$1.console"
+	) || rc=$?
+	((rc == $2))
+}
+check "rootfs replay: a clean part is status 0" 0 replay basic 0
+check "rootfs replay: a kernel report is status 2" 0 replay trace 2
+check "rootfs replay: the script's rc 1 is status 1" 0 replay engine 1
+check "rootfs replay: a panic that cut the part is a kernel report, status 2" 0 replay hotplug 2
+echo "FAIL no KSTATS-GUEST-END marker: the batch's boot ended while it ran" >"$tmp/b/cut.console.verdict"
+check "rootfs replay: a part with no END line is status 3" 0 replay cut 3
+check "rootfs replay: a part with no verdict is status 4" 0 replay nosuch 4
+# Recorded, a script leaves its guest script, console and files, boots
+# nothing and ends there, with status 0.
+record() {
+	(
+		# shellcheck source=lib/rootfs-guest.sh
+		. "$TOP/test/lib/rootfs-guest.sh"
+		echo "echo guest" >"$tmp/r.sh"
+		KS_ROOTFS_RECORD=$tmp/rec KS_CACHE=/nonexistent ks_rootfs 6.12 "$tmp/r.sh" "$tmp/r.console" /a/b.ko "/c/d e"
+		echo "after the boot"
+	) >"$tmp/rec.out"
+}
+check "rootfs record: status 0, nothing run after it" 0 \
+	bash -c "$(declare -f record); TOP=$TOP tmp=$tmp record && ! grep -q 'after the boot' $tmp/rec.out"
+check "rootfs record: the guest script, the console's path and the files, one per line" 0 \
+	bash -c "cmp -s $tmp/r.sh $tmp/rec.script && [[ \$(cat $tmp/rec.console) == $tmp/r.console ]] &&
+		diff <(printf '/a/b.ko\n/c/d e\n') $tmp/rec.files"
 check "a clean batch passes" 0 batch "basic=ok trace=ok" basic trace
 check "batch: a boot that starts no script fails" 1 batch "basic=boot" basic trace
 check "batch: ... and fails each script" 1 verdict basic

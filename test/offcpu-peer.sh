@@ -18,6 +18,8 @@
 # Prints "peer: N passed, M failed".
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/rootfs-guest.sh
+. "$TOP/test/lib/rootfs-guest.sh"
 k=$1 logs=${2:-$TOP/out/logs}
 mkdir -p "$logs"
 script=$(mktemp)
@@ -59,7 +61,7 @@ echo "@@D kstats $(kv d samples) missed $(kv d missed) bpftrace $(bcount dps) bc
 for n in p a d; do echo "remove $n" > $C; done
 GUEST
 console=$logs/guest-offcpu-peer-$k.console
-bash "$TOP/test/lib/rootfs.sh" "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
+ks_rootfs "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
 	"$TOP/out/$k/pingpong" "$TOP/out/$k/kstask" "$TOP/test/offcpu_peer.bt" \
 	"$TOP/out/$k/kstats_test_target.ko" "$TOP/test/lib/bt-guest.sh"
 rc=$?

@@ -7,13 +7,15 @@
 # after test/build.sh KVER.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/rootfs-guest.sh
+. "$TOP/test/lib/rootfs-guest.sh"
 k=$1 logs=${2:-$TOP/out/logs}
 mkdir -p "$logs"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 python3 "$TOP/test/python_guest.py" gen "$stage/python-guest.sh"
 console=$logs/guest-python-$k.console
-bash "$TOP/test/lib/rootfs.sh" "$k" "$stage/python-guest.sh" "$console" \
+ks_rootfs "$k" "$stage/python-guest.sh" "$console" \
 	"$TOP/out/$k/kstats.ko" "$TOP/out/$k/kstats_test_target.ko" \
 	"$TOP/test/python_guest_script.py" "$TOP"/python/kstats/*.py
 rc=$?

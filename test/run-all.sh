@@ -377,19 +377,16 @@ kernel_job() {
 	want tool && guest_suite "$k" tool "guest runs the kstats tool against live metrics" "" \
 		"out/$k/kstats.ko" "out/tools/kstats" "out/$k/kstask"
 
-	# import kstats in the Debian rootfs guest (python3): a real script.
-	want pyguest && counted "$k" "$LOGS/python-$k.result" '^(FAIL|pyguest: )' \
-		bash test/python-guest.sh "$k" "$LOGS"
-
-	# Off-CPU waits against bpftrace's count of the same waits (rootfs guest).
-	want peer offcpu && counted "$k" "$LOGS/offcpu-peer-$k.result" '^(FAIL|note: |peer: )' \
-		bash test/offcpu-peer.sh "$k" "$LOGS"
-	# User stacks of the same waits against bpftrace's ustack (rootfs guest).
-	want peer ustack && counted "$k" "$LOGS/ustack-peer-$k.result" '^(FAIL|note: |upeer: )' \
-		bash test/ustack-peer.sh "$k" "$LOGS"
-
-	want bio && counted "$k" "$LOGS/bio-peer-$k.result" '^(FAIL|bio: |@@FIGURES)' \
-		bash test/bio-peer.sh "$k" "$LOGS"
+	# The Debian rootfs guests, in one boot: off-CPU waits, their user
+	# stacks and biolatency against bpftrace's counts of the same events;
+	# then import kstats (python3) in a real script, last: it raises
+	# lockdown, which refuses unsigned modules.
+	local rootfs=()
+	want peer offcpu && rootfs+=("offcpu-peer|$LOGS/offcpu-peer-$k.result|test/offcpu-peer.sh|^(FAIL|note: |peer: )")
+	want peer ustack && rootfs+=("ustack-peer|$LOGS/ustack-peer-$k.result|test/ustack-peer.sh|^(FAIL|note: |upeer: )")
+	want bio && rootfs+=("bio-peer|$LOGS/bio-peer-$k.result|test/bio-peer.sh|^(FAIL|bio: |@@FIGURES)")
+	want pyguest && rootfs+=("python|$LOGS/python-$k.result|test/python-guest.sh|^(FAIL|pyguest: )")
+	rootfs_batch "$k" "${rootfs[@]}"
 
 	want debugfs && run "$k: debugfs=off and debugfs=no-mount refuse the load with a reason" \
 		bash test/debugfs-off.sh "$k"

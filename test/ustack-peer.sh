@@ -33,6 +33,8 @@
 # Prints "upeer: N passed, M failed".
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/rootfs-guest.sh
+. "$TOP/test/lib/rootfs-guest.sh"
 k=$1 logs=${2:-$TOP/out/logs}
 mkdir -p "$logs"
 script=$(mktemp)
@@ -98,7 +100,7 @@ wait $thr
 echo "remove ut" > $C
 GUEST
 console=$logs/guest-ustack-peer-$k.console
-bash "$TOP/test/lib/rootfs.sh" "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
+ks_rootfs "$k" "$script" "$console" "$TOP/out/$k/kstats.ko" \
 	"$TOP/out/$k/ustack_prog" "$TOP/out/$k/kstask" "$TOP/out/tools/kstats" \
 	"$TOP/test/ustack_peer.bt" "$TOP/test/lib/bt-guest.sh" "$TOP/out/$k/ustack_thr"
 rc=$?

@@ -10,8 +10,9 @@
 # KSTATS-GUEST-START and KSTATS-GUEST-END lines, between
 # "@@BATCH-START NAME" and "@@BATCH-END NAME rc=N". Between scripts the
 # guest is put back as it booted: leftover tasks killed, every module
-# unloaded, mounts the script made undone, CPUs online, /tmp emptied and
-# the kernel's ring buffer cleared (scripts count their own dmesg lines).
+# loaded since the boot unloaded, mounts the script made undone, CPUs
+# online, /tmp emptied and the kernel's ring buffer cleared (scripts
+# count their own dmesg lines).
 # A script that raises kernel lockdown (it refuses unsigned modules from
 # then on) must be the last of its batch.
 #
@@ -29,9 +30,12 @@
 # PASS, 1 otherwise.
 #
 # Environment: KS_SUITE_TIMEOUT (seconds a script may take, default 600);
+# KS_BATCH_DIR (where the guest finds the FILEs, default /modules:
+# test/lib/rootfs.sh's guests have them in /ks);
 # the rest (KS_APPEND, KS_KERNEL, ...) as run-guest.sh's. KS_TIMEOUT is
 # set here: the scripts' timeouts summed, and 120 s for the boot.
-# KS_RUN_GUEST: a stand-in for run-guest.sh (test/harness-test.sh's).
+# KS_RUN_GUEST: another boot script, rootfs.sh, or a stand-in for
+# run-guest.sh (test/harness-test.sh's).
 set -uo pipefail
 
 if [[ ${1:-} == --verdict ]]; then
@@ -66,6 +70,7 @@ done
 [[ ${1:-} == -- ]] && shift
 FILES=("$@")
 PER=${KS_SUITE_TIMEOUT:-600}
+DIR=${KS_BATCH_DIR:-/modules}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ks-batch.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -75,6 +80,8 @@ runner() {
 	cat <<'EOF'
 # test/lib/run-batch.sh: several suites in one boot.
 mounts0=$(awk '{print $2}' /proc/mounts)
+# Modules the boot loaded (a Debian initrd's) stay.
+mods0=$(awk '{print $1}' /proc/modules)
 batch_reset() {
 	kill -9 -1 2>/dev/null
 	sleep 0.2
@@ -83,7 +90,7 @@ batch_reset() {
 	done
 	# Unloads what nothing uses, until nothing is left.
 	for round in 1 2 3 4 5; do
-		left=$(awk '{print $1}' /proc/modules)
+		left=$(awk '{print $1}' /proc/modules | grep -vxF "$mods0")
 		[ -n "$left" ] || break
 		for m in $left; do rmmod "$m" 2>/dev/null; done
 	done
@@ -100,7 +107,7 @@ EOF
 		cat <<EOF
 echo "@@BATCH-START $n"
 echo "KSTATS-GUEST-START \$(uname -r) cpus=\$(nproc)"
-timeout $PER sh /modules/suite-$n.sh </dev/null
+timeout $PER sh $DIR/suite-$n.sh </dev/null
 rc=\$?
 echo "KSTATS-GUEST-END rc=\$rc"
 echo "@@BATCH-END $n rc=\$rc"

@@ -129,6 +129,65 @@ guest_suite() {
 	add_counts "$result"
 }
 
+# rootfs_batch KVER "NAME|RESULT|SCRIPT|PATTERN"...: the Debian rootfs
+# guests' scripts (test/lib/rootfs-guest.sh), each as counted RESULT
+# PATTERN bash SCRIPT KVER LOGS would run it, in one boot: each script
+# first leaves its guest script and files (KS_ROOTFS_RECORD), one boot
+# runs them all (test/lib/run-batch.sh on rootfs.sh), then each checks
+# its own part of the console (KS_ROOTFS_REPLAY). The boot, the resets
+# between them included, gets a check of its own. KS_BATCH=0 boots each
+# on its own.
+rootfs_batch() {
+	local k=$1 spec name result pattern script dir f names=() args=()
+	local -A seen=() base=() recorded=()
+	local -a files=()
+	shift
+	(($#)) || return 0
+	if [[ ${KS_BATCH:-1} == 0 ]]; then
+		for spec; do
+			IFS='|' read -r name result script pattern <<<"$spec"
+			counted "$k" "$result" "$pattern" bash "$script" "$k" "$LOGS"
+		done
+		return 0
+	fi
+	dir=$(mktemp -d)
+	for spec; do
+		IFS='|' read -r name result script pattern <<<"$spec"
+		if ! KS_ROOTFS_RECORD=$dir/$name bash "$script" "$k" "$LOGS" >"$dir/$name.log" 2>&1 ||
+			[[ ! -s $dir/$name.script || ! -s $dir/$name.console ]]; then
+			FAILED=$((FAILED + 1))
+			echo "FAIL $k: $script left no guest script for the shared boot:"
+			sed 's/^/    /' "$dir/$name.log"
+			continue
+		fi
+		recorded[$name]=1
+		args+=("$name:$dir/$name.script:$(cat "$dir/$name.console" 2>/dev/null)")
+		names+=("$name")
+		while read -r f; do
+			[[ -n $f && -z ${seen[$f]:-} ]] || continue
+			seen[$f]=1
+			# The guest has each file as /ks/BASENAME: one name, one file.
+			if [[ -n ${base[${f##*/}]:-} ]]; then
+				echo "FAIL $k: $f and ${base[${f##*/}]} share a name in /ks"
+				FAILED=$((FAILED + 1))
+				continue
+			fi
+			base[${f##*/}]=$f
+			files+=("$f")
+		done <"$dir/$name.files"
+	done
+	((${#names[@]})) || { rm -rf "$dir"; return 0; }
+	KS_STEP="rootfs batch ${names[*]}" KS_RUN_GUEST=test/lib/rootfs.sh KS_BATCH_DIR=/ks \
+		run "$k: rootfs guests ${names[*]} in one boot, clean console" \
+		bash test/lib/run-batch.sh "$k" "$LOGS/guest-batch-rootfs-$k.console" "${args[@]}" -- "${files[@]}"
+	for spec; do
+		IFS='|' read -r name result script pattern <<<"$spec"
+		[[ -n ${recorded[$name]:-} ]] || continue
+		KS_ROOTFS_REPLAY=1 counted "$k" "$result" "$pattern" bash "$script" "$k" "$LOGS"
+	done
+	rm -rf "$dir"
+}
+
 # guest_batch KVER "NAME|TITLE|GEN ARGS"... -- FILE...: guest_suite for
 # each NAME, all in one boot (test/lib/run-batch.sh), with the FILEs of
 # them all. Each keeps its "clean console" check, on its own part of the
