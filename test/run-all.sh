@@ -374,8 +374,6 @@ kernel_job() {
 	[[ -f out/$k/kstats.ko ]] || return 0
 
 	core_guests "$k"
-	want tool && guest_suite "$k" tool "guest runs the kstats tool against live metrics" "" \
-		"out/$k/kstats.ko" "out/tools/kstats" "out/$k/kstask"
 
 	# The Debian rootfs guests, in one boot: off-CPU waits, their user
 	# stacks and biolatency against bpftrace's counts of the same events;
@@ -452,11 +450,14 @@ core_guests() {
 		"out/$k/kstats_test_client.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt" "out/tools/kstats"
 	# The grammar fuzzer: the corpus, then KS_FUZZ_LINES lines of this
 	# run's seed; slub_debug=U lets it count kstats' live slab objects.
-	want fuzz && KS_APPEND="slub_debug=U,kmalloc-*" guest_suite "$k" fuzz \
-		"guest runs the grammar fuzzer (seed $KS_FUZZ_SEED)" \
-		"$KS_FUZZ_SEED $KS_FUZZ_LINES 1" \
-		"out/$k/kstats.ko" "out/$k/kstats_test_target.ko" \
-		"out/$k/ksfuzz" "test/fuzz-corpus/control.txt"
+	# The tool's guest shares its boot, after it: it raises lockdown at
+	# its end.
+	batch=() files=()
+	want fuzz && batch+=("fuzz|guest runs the grammar fuzzer (seed $KS_FUZZ_SEED)|$KS_FUZZ_SEED $KS_FUZZ_LINES 1") &&
+		files+=("out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt")
+	want tool && batch+=("tool|guest runs the kstats tool against live metrics|") &&
+		files+=("out/$k/kstats.ko" "out/tools/kstats" "out/$k/kstask")
+	((${#batch[@]})) && KS_APPEND="slub_debug=U,kmalloc-*" guest_batch "$k" "${batch[@]}" -- "${files[@]}"
 	return 0
 }
 

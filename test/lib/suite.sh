@@ -220,7 +220,8 @@ guest_batch() {
 		names+=("$name")
 	done
 	KS_STEP="guest batch ${names[*]}" run "$k: guests ${names[*]} in one boot, clean console" \
-		bash test/lib/run-batch.sh "$k" "$LOGS/guest-batch-$k.console" "${args[@]}" -- "${files[@]}"
+		bash test/lib/run-batch.sh "$k" "$LOGS/guest-batch-$(IFS=-; echo "${names[*]}")-$k.console" \
+		"${args[@]}" -- "${files[@]}"
 	for spec in "${specs[@]}"; do
 		IFS='|' read -r name title gen <<<"$spec"
 		py=$(suite_checker "$name")
