@@ -373,7 +373,7 @@ kernel_job() {
 		bash test/kbuild-refusals.sh "$k"
 	[[ -f out/$k/kstats.ko ]] || return 0
 
-	core_guests "$k"
+	core_guests "$k" tool
 
 	# The Debian rootfs guests, in one boot: off-CPU waits, their user
 	# stacks and biolatency against bpftrace's counts of the same events;
@@ -400,11 +400,12 @@ kernel_job() {
 	return 0
 }
 
-# core_guests KVER: the foundation, _control, hook-engine, keyed-trace,
-# off-CPU, lost-section, CPU hotplug and fuzzer guests of one kernel,
-# built in out/KVER (KS_KERNEL: its image, if not /boot/vmlinuz-KVER).
+# core_guests KVER [tool]: the foundation, _control, hook-engine, keyed-
+# trace, off-CPU, lost-section, CPU hotplug and fuzzer guests of one
+# kernel, built in out/KVER (KS_KERNEL: its image, if not /boot/vmlinuz-
+# KVER); with "tool", the tool's guest too (Debian 12's kernels).
 core_guests() {
-	local k=$1 series
+	local k=$1 with_tool=${2:-} series
 	series=$(ks_kernel_series "$k")
 	local batch=() files=()
 	# The guests that leave the kernel as they found it (test/lib/
@@ -455,7 +456,7 @@ core_guests() {
 	batch=() files=()
 	want fuzz && batch+=("fuzz|guest runs the grammar fuzzer (seed $KS_FUZZ_SEED)|$KS_FUZZ_SEED $KS_FUZZ_LINES 1") &&
 		files+=("out/$k/kstats.ko" "out/$k/kstats_test_target.ko" "out/$k/ksfuzz" "test/fuzz-corpus/control.txt")
-	want tool && batch+=("tool|guest runs the kstats tool against live metrics|") &&
+	[[ $with_tool == tool ]] && want tool && batch+=("tool|guest runs the kstats tool against live metrics|") &&
 		files+=("out/$k/kstats.ko" "out/tools/kstats" "out/$k/kstask")
 	((${#batch[@]})) && KS_APPEND="slub_debug=U,kmalloc-*" guest_batch "$k" "${batch[@]}" -- "${files[@]}"
 	return 0
