@@ -6,8 +6,6 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/console-check.sh
 . "$TOP/test/lib/console-check.sh"
-# The two predicates, taken from run-guest.sh (which boots when sourced).
-eval "$(sed -n '/^ks_emulator_fault()/,/^}/p; /^ks_report_before_start()/,/^}/p' "$TOP/test/lib/run-guest.sh")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -38,6 +36,14 @@ check "a report after the script began earns no rerun" 1 ks_report_before_start 
 check "a clean console earns no rerun" 1 ks_report_before_start "$clean"
 check "EFLAGS with reserved bits set is an emulator fault" 0 ks_emulator_fault "$badfl"
 check "an ordinary EFLAGS is no emulator fault" 1 ks_emulator_fault "$goodfl"
+# ks_boot_rerun (run-guest.sh's and rootfs.sh's one rerun): a boot-time
+# report's console is kept aside and the tag says why; a late one stays.
+cp "$early" "$tmp/rerun-early" && cp "$late" "$tmp/rerun-late"
+check "a report during boot: the rerun, its console kept as .boot-report" 0 \
+	bash -c ". $TOP/test/lib/console-check.sh; r=\$(ks_boot_rerun t $tmp/rerun-early x 2>/dev/null) &&
+		[[ \$r == ', rerun after a kernel report during boot' && -f $tmp/rerun-early.boot-report && ! -e $tmp/rerun-early ]]"
+check "a report after the script began: no rerun, its console left where it is" 1 \
+	bash -c ". $TOP/test/lib/console-check.sh; ks_boot_rerun t $tmp/rerun-late x 2>/dev/null || { [[ -f $tmp/rerun-late ]] && exit 1; }"
 
 # The time table's step accounting (test/lib/suite.sh): a step's CPU
 # seconds are its processes' work, not its wall time. A busy child

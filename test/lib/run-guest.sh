@@ -143,40 +143,6 @@ chmod 755 "$ROOT/init"
 	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$INITRD"
 
 # --- boot --------------------------------------------------------------------
-# ks_emulator_fault LOG: true when an oops frame in LOG holds a RFLAGS
-# value no x86 CPU can hold: a reserved bit (3, 5, 15, or 22 and up) set,
-# or bit 1 clear. IRET, POPF and SYSRET mask those bits, so no guest code
-# can load them: the emulator's own state was corrupt. Seen twice under
-# single-threaded TCG (QEMU 7.2) on a host loaded by stress-ng and other
-# guests, both on 6.12 with a 100 us hrtimer recording on every CPU: a
-# double fault in __kmalloc_node (EFLAGS 5a965ae2) and a jump to 0 in a
-# kthread (EFLAGS 024846a2); reruns of the same scripts were clean.
-ks_emulator_fault() {
-	grep -a -o -E 'EFLAGS: [0-9a-f]{8,16}' "$1" | awk '{
-		v = 0
-		for (i = 1; i <= length($2); i++)
-			v = v * 16 + index("0123456789abcdef", substr($2, i, 1)) - 1
-		if (v >= 4194304 || int(v / 8) % 2 || int(v / 32) % 2 ||
-		    int(v / 32768) % 2 || int(v / 2) % 2 == 0)
-			bad = 1
-	} END { exit !bad }'
-}
-
-# ks_report_before_start LOG: true when LOG's first kernel report comes
-# before KSTATS-GUEST-START (or there is none), while the kernel was still
-# booting: no kstats code and no test module can have run (test.sh loads
-# them all). Seen once, on the KASAN/lockdep debug kernel under stress-ng,
-# whose host load failed its TSC calibration against the PIT: a KASAN
-# wild-memory-access in rcu_is_watching() from an interrupt taken during
-# start_kernel(), at 0.084 s.
-ks_report_before_start() {
-	local first start
-	first=$(ks_console_first_report "$1")
-	first=${first%%:*}
-	start=$(grep -a -n -m1 'KSTATS-GUEST-START' "$1" | cut -d: -f1)
-	[[ -n $first ]] && { [[ -z $start ]] || ((first < start)); }
-}
-
 read -r -a QEMU_ARGS <<<"${KS_QEMU_ARGS:-}"
 ks_console_setup "$LOGFILE"
 
@@ -217,29 +183,13 @@ boot() {
 	sed -i 's/\r$//' "$LOGFILE"
 
 	# --- verdict -----------------------------------------------------------------
-	report=""
-	report_rc=0
-	report=$(ks_console_check "$LOGFILE") || report_rc=$?
-	end_line=$(grep -a -o -E 'KSTATS-GUEST-END rc=[0-9]+' "$LOGFILE" | tail -n1 || true)
-	guest_rc=${end_line##*rc=}
+	ks_console_verdict "$LOGFILE"
 }
 
 # A guest that an emulator fault killed, or whose kernel reported a problem
 # before the guest's script began, runs once more; the first console is
 # kept beside the log. A second report fails as any other.
-boot
-rerun=""
-if ((report_rc == 2)) && ks_emulator_fault "$LOGFILE"; then
-	mv "$LOGFILE" "$LOGFILE.emulator-fault"
-	echo "run-guest: $KVER $(basename "$GUEST_SCRIPT"): emulator fault (an oops frame with impossible EFLAGS, kept in $LOGFILE.emulator-fault): running the guest once more" >&2
-	rerun=", rerun after an emulator fault"
-	boot
-elif ((report_rc == 2)) && ks_report_before_start "$LOGFILE"; then
-	mv "$LOGFILE" "$LOGFILE.boot-report"
-	echo "run-guest: $KVER $(basename "$GUEST_SCRIPT"): kernel report during boot, before the guest's script and any kstats code (${report#console-check: kernel report in "$LOGFILE": }, kept in $LOGFILE.boot-report): running the guest once more" >&2
-	rerun=", rerun after a kernel report during boot"
-	boot
-fi
+ks_boot_and_rerun "run-guest: $KVER $(basename "$GUEST_SCRIPT")" boot "$LOGFILE"
 
 tag="run-guest: $KVER $(basename "$GUEST_SCRIPT") (${elapsed}s$rerun)"
 if ((report_rc == 2)); then
