@@ -204,7 +204,8 @@ guest_batch() {
 		[[ -n ${seen[$f]:-} ]] || files+=("$f")
 		seen[$f]=1
 	done
-	if [[ ${KS_BATCH:-1} == 0 ]]; then
+	# One script, or KS_BATCH=0: a boot each.
+	if [[ ${KS_BATCH:-1} == 0 || ${#specs[@]} == 1 ]]; then
 		for spec in "${specs[@]}"; do
 			IFS='|' read -r name title gen <<<"$spec"
 			guest_suite "$k" "$name" "$title" "$gen" "${files[@]}"
