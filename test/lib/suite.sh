@@ -135,15 +135,15 @@ guest_suite() {
 # first leaves its guest script and files (KS_ROOTFS_RECORD), one boot
 # runs them all (test/lib/run-batch.sh on rootfs.sh), then each checks
 # its own part of the console (KS_ROOTFS_REPLAY). The boot, the resets
-# between them included, gets a check of its own. KS_BATCH=0 boots each
-# on its own.
+# between them included, gets a check of its own.
 rootfs_batch() {
 	local k=$1 spec name result pattern script dir f names=() args=()
 	local -A seen=() base=() recorded=()
 	local -a files=()
 	shift
 	(($#)) || return 0
-	if [[ ${KS_BATCH:-1} == 0 ]]; then
+	# One script, or KS_BATCH=0: a boot each.
+	if [[ ${KS_BATCH:-1} == 0 || $# == 1 ]]; then
 		for spec; do
 			IFS='|' read -r name result script pattern <<<"$spec"
 			counted "$k" "$result" "$pattern" bash "$script" "$k" "$LOGS"
