@@ -46,8 +46,8 @@ KS_KERNEL=$tree/arch/x86/boot/bzImage KS_SMP=4,sockets=4 KS_QEMU_MEM=2048 KS_TIM
 
 # KTAP, read by the kernel tree's own parser.
 python3 "$tree/tools/testing/kunit/kunit.py" parse "$console" >"$RES/kunit.parse" 2>&1 || true
-# Every KUNIT_CASE in src/kunit*.c must have run.
-cases=$(cat src/kunit*.c | grep -c 'KUNIT_CASE(')
+# Every KUNIT_CASE (and KUNIT_CASE_SLOW) in src/kunit*.c must have run.
+cases=$(cat src/kunit*.c | grep -c -E '^\s*KUNIT_CASE(_SLOW)?\(')
 python3 - "$RES/kunit.parse" "$cases" >"$RES/kunit.result" <<'PY'
 import re, sys
 text = open(sys.argv[1], errors="replace").read()
