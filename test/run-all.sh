@@ -23,7 +23,8 @@
 #               arm64, package, kunit (debug kernel's KUnit and stress),
 #               faults, chaos.
 #   --jobs N    kernels (and arm64, package, lint) tested side by side,
-#               default KS_JOBS or 2, beside the debug kernel's chain.
+#               default KS_JOBS or 2, beside the debug kernel's chain;
+#               once it and the chaos job have ended, KS_JOBS_LATE (N+1).
 # e.g. test/run-all.sh --kernel 6.12 --only offcpu   (a few minutes)
 #
 # How it runs: the debug kernel's chain (build, then the KUnit/stress
@@ -47,22 +48,27 @@ usage() {
 }
 SEL_KERNELS=()
 SEL_AREAS=()
-# Two jobs (beside the debug chain). Three were tried: the cores were
-# 91 to 94 % busy, but a TCG guest beside more guests does more work for
-# the same steps (6.12's _control guest: 54 CPU s alone, 69 in the run),
-# and the runs took 2699 and 2709 s, as long as with two.
+# Two jobs beside the debug chain and the chaos job, which hold a core
+# each; one more once both have ended (KS_JOBS_LATE). Two lanes alone
+# left the cores 20 to 34 % idle (a lane's guest sleeps in its scripts'
+# waits, a suite's job waits on its chroot), and a guest that shares the
+# cores with more guests does no more work for the same steps: 6.1's
+# shared boot of three scripts took 62.6 CPU s alone, 69.6 beside one
+# busy loop and 61.0 beside two.
 KS_JOBS=${KS_JOBS:-2}
 while (($#)); do
 	case $1 in
 	--kernel | --only | --jobs) (($# >= 2)) || usage 2 ;;&
 	--kernel) IFS=, read -r -a a <<<"$2"; SEL_KERNELS+=("${a[@]}"); shift 2 ;;
 	--only) IFS=, read -r -a a <<<"$2"; SEL_AREAS+=("${a[@]}"); shift 2 ;;
-	--jobs) KS_JOBS=$2; shift 2 ;;
+	--jobs) KS_JOBS=$2 KS_JOBS_LATE=""; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) usage 2 ;;
 	esac
 done
 [[ $KS_JOBS =~ ^[1-9][0-9]*$ ]] || usage 2
+KS_JOBS_LATE=${KS_JOBS_LATE:-$((KS_JOBS + 1))}
+[[ $KS_JOBS_LATE =~ ^[1-9][0-9]*$ ]] || usage 2
 
 # want AREA...: --only names one of them (or there is no --only). Checks
 # that belong to no kernel also need --only when --kernel is given.
@@ -555,9 +561,13 @@ next_job() {
 # niced, so that guest gets a whole CPU however many guests run beside.
 nice=""
 ((WANT_DEBUG)) && want chaos && nice=10
+# lanes: how many of these jobs may run now.
+lanes() {
+	if ks_job_running debug || ks_job_running chaos; then echo "$KS_JOBS"; else echo "$KS_JOBS_LATE"; fi
+}
 names=()
 for _ in "${JOBS[@]}"; do
-	ks_job_throttle "$KS_JOBS" "${names[@]}"
+	ks_job_throttle lanes "${names[@]}"
 	i=$(next_job)
 	j=${JOBS[i]}
 	JOBS[i]=""

@@ -10,7 +10,9 @@
 #   ks_job_reap  prints the output of every job that has ended (once),
 #     adds its counts to PASSED and FAILED; a job that ended without its
 #     counts (killed, or exited early) counts as one failure.
-#   ks_job_throttle MAX NAME...  reaps until fewer than MAX of NAMEs run.
+#   ks_job_throttle MAX NAME...  reaps until fewer than MAX of NAMEs run;
+#     MAX is a number, or a function that prints one, asked again each
+#     round (so that it can grow as other jobs end).
 #   ks_job_wait_all  reaps until every job has been reaped.
 # Each job's wall time and CPU time ("START END NAME CPU", seconds, the
 # first two from KS_T0) goes to $KS_JOBS_DIR/lanes for the time table. Requires test/lib/suite.sh.
@@ -70,17 +72,23 @@ ks_job_reap() {
 }
 
 ks_job_throttle() {
-	local max=$1 name n
+	local max=$1 name n m
 	shift
 	while :; do
 		ks_job_reap
 		n=0
 		for name in "$@"; do
-			[[ -n ${KS_JOB_PID[$name]:-} ]] && ! ks_job_ended "$name" && n=$((n + 1))
+			ks_job_running "$name" && n=$((n + 1))
 		done
-		((n < max)) && return 0
+		if [[ $max =~ ^[0-9]+$ ]]; then m=$max; else m=$("$max"); fi
+		((n < m)) && return 0
 		sleep 2
 	done
+}
+
+# ks_job_running NAME: it was started and has not ended.
+ks_job_running() {
+	[[ -n ${KS_JOB_PID[$1]:-} ]] && ! ks_job_ended "$1"
 }
 
 ks_job_wait_all() {
