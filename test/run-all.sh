@@ -22,9 +22,9 @@
 #               SVG, in chromium too), demo, playground, lint (checkpatch), i386,
 #               arm64, package, kunit (debug kernel's KUnit and stress),
 #               faults, chaos.
-#   --jobs N    kernels (and arm64, package, lint) tested side by side,
-#               default KS_JOBS or 2, beside the debug kernel's chain;
-#               once it and the chaos job have ended, KS_JOBS_LATE (N+1).
+#   --jobs N    jobs side by side, default KS_JOBS or 4: the debug
+#               kernel's chain and its chaos job while they run, and
+#               kernels (and arm64, package, lint) in the rest.
 # e.g. test/run-all.sh --kernel 6.12 --only offcpu   (a few minutes)
 #
 # How it runs: the debug kernel's chain (build, then the KUnit/stress
@@ -48,27 +48,25 @@ usage() {
 }
 SEL_KERNELS=()
 SEL_AREAS=()
-# Two jobs beside the debug chain and the chaos job, which hold a core
-# each; one more once both have ended (KS_JOBS_LATE). Two lanes alone
-# left the cores 20 to 34 % idle (a lane's guest sleeps in its scripts'
-# waits, a suite's job waits on its chroot), and a guest that shares the
-# cores with more guests does no more work for the same steps: 6.1's
-# shared boot of three scripts took 62.6 CPU s alone, 69.6 beside one
-# busy loop and 61.0 beside two.
-KS_JOBS=${KS_JOBS:-2}
+# Four jobs at a time: the debug chain and the chaos job, while they
+# run, count among them. Two kernels' jobs beside them, and two once
+# they had ended, left the cores 20 to 34 % idle then (a job's guest
+# sleeps in its scripts' waits, a suite's job waits on its chroot); and
+# a guest that shares the cores with more guests does no more work for
+# the same steps: 6.1's shared boot of three scripts took 62.6 CPU s
+# alone, 69.6 beside one busy loop and 61.0 beside two.
+KS_JOBS=${KS_JOBS:-4}
 while (($#)); do
 	case $1 in
 	--kernel | --only | --jobs) (($# >= 2)) || usage 2 ;;&
 	--kernel) IFS=, read -r -a a <<<"$2"; SEL_KERNELS+=("${a[@]}"); shift 2 ;;
 	--only) IFS=, read -r -a a <<<"$2"; SEL_AREAS+=("${a[@]}"); shift 2 ;;
-	--jobs) KS_JOBS=$2 KS_JOBS_LATE=""; shift 2 ;;
+	--jobs) KS_JOBS=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) usage 2 ;;
 	esac
 done
 [[ $KS_JOBS =~ ^[1-9][0-9]*$ ]] || usage 2
-KS_JOBS_LATE=${KS_JOBS_LATE:-$((KS_JOBS + 1))}
-[[ $KS_JOBS_LATE =~ ^[1-9][0-9]*$ ]] || usage 2
 
 # want AREA...: --only names one of them (or there is no --only). Checks
 # that belong to no kernel also need --only when --kernel is given.
@@ -209,11 +207,11 @@ ks_wait_apt() {
 # and the soak, test/chaos_test.py, about 10 minutes of one debug-kernel
 # guest, KASAN, lockdep, kmemleak, 4 vCPUs, Debian rootfs for python3).
 debug_chain() {
-	local t0 waited tree f
+	local t0 tree f
 	KS_GROUP=debug
 	# Started before the packages (above); 45 minutes is far past it.
 	ks_t0 t0
-	for waited in $(seq 1 2700); do
+	for _ in $(seq 1 2700); do
 		[[ -e $KS_JOBS_DIR/debug-kernel-built ]] && break
 		sleep 1
 	done
@@ -279,10 +277,10 @@ debug_chain() {
 # a background process of the chain's shell, they were added to whichever
 # of the chain's steps ran when the shell reaped it.
 chaos_job() {
-	local t0 waited
+	local t0
 	KS_GROUP=debug
 	ks_t0 t0
-	for waited in $(seq 1 3600); do
+	for _ in $(seq 1 3600); do
 		[[ -e $KS_JOBS_DIR/debug-build.rc ]] || ks_job_ended debug && break
 		sleep 1
 	done
@@ -518,13 +516,13 @@ lint_job() {
 	return 0
 }
 
-# The jobs, longest first: the stock kernels (the newest first; about 900 s
-# each in the last full run, beside the debug chain), arm64 (580 s), the
-# newer suites' kernels (390 to 500 s), the package (310 s), lint (70 s).
-# The last job to start decides when the run ends: with the package and
-# lint before the suites, as before, one of the suites' kernels ran alone
-# for its last 240 s; with them last, the two lanes end within 70 s of
-# each other. A suite's job waits for its chroot and image, which the
+# The jobs, longest first: the stock kernels (the newest first; 750 to
+# 900 s each beside the debug chain), arm64 (520 s), the newer suites'
+# kernels (380 to 470 s), the package (230 s), lint (90 s), as a run with
+# three at a time once the debug jobs had ended measured them. The last
+# job to start decides when the run ends: with the package and lint
+# before the suites, one of the suites' kernels ran alone for its last
+# 240 s. A suite's job waits for its chroot and image, which the
 # prefetch job makes: until that job has ended (a machine with empty
 # caches), the package and lint go first (next_job).
 JOBS=()
@@ -561,9 +559,12 @@ next_job() {
 # niced, so that guest gets a whole CPU however many guests run beside.
 nice=""
 ((WANT_DEBUG)) && want chaos && nice=10
-# lanes: how many of these jobs may run now.
+# lanes: how many of these jobs may run now: KS_JOBS less the debug
+# chain and the chaos job while they run, and at least one.
 lanes() {
-	if ks_job_running debug || ks_job_running chaos; then echo "$KS_JOBS"; else echo "$KS_JOBS_LATE"; fi
+	local n=$KS_JOBS j
+	for j in debug chaos; do ks_job_running "$j" && n=$((n - 1)); done
+	echo $((n > 1 ? n : 1))
 }
 names=()
 for _ in "${JOBS[@]}"; do
