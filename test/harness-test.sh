@@ -157,5 +157,35 @@ check "a clean batch passes" 0 batch "basic=ok trace=ok" basic trace
 check "batch: a boot that starts no script fails" 1 batch "basic=boot" basic trace
 check "batch: ... and fails each script" 1 verdict basic
 check "batch: ... after one boot, not a boot per script" 0 diff <(printf 'basic trace \n') "$tmp/b/boots"
+
+# The jobs' lanes (test/lib/jobs.sh): KS_JOBS less the debug jobs still
+# running; a throttle whose limit is a function asks it again each round.
+lanes_while_debug_runs() {
+	# shellcheck source=lib/suite.sh
+	. "$TOP/test/lib/suite.sh"
+	# shellcheck source=lib/jobs.sh
+	. "$TOP/test/lib/jobs.sh"
+	KS_JOBS_DIR=$tmp/jobs PASSED=0 FAILED=0
+	export KS_T0
+	KS_T0=$(ks_now)
+	mkdir -p "$KS_JOBS_DIR"
+	# shellcheck disable=SC2317 # run as the jobs
+	go() { while [[ ! -e $tmp/jobs/go ]]; do sleep 0.1; done; }
+	ks_job_start debug go >/dev/null
+	ks_job_start other go >/dev/null
+	# shellcheck disable=SC2317 # called by ks_job_throttle
+	lanes() { ks_job_lanes 4 debug chaos; }
+	echo "$(lanes) $(ks_job_lanes 1 debug)"
+	touch "$tmp/jobs/go"
+	ks_job_wait_all >/dev/null
+	lanes
+	# One job runs: a limit of lanes (4) lets the next start.
+	ks_job_start a sleep 30 >/dev/null
+	ks_job_throttle lanes a >/dev/null
+	echo "throttled"
+	kill "${KS_JOB_PID[a]}"
+}
+check "lanes: 4 less the debug job running, at least 1; 4 once it ended; a function as the limit" 0 \
+	diff <(printf '3 1\n4\nthrottled\n') <(lanes_while_debug_runs 2>&1)
 echo "harness: $pass passed, $fail failed"
 ((fail == 0))

@@ -561,11 +561,7 @@ nice=""
 ((WANT_DEBUG)) && want chaos && nice=10
 # lanes: how many of these jobs may run now: KS_JOBS less the debug
 # chain and the chaos job while they run, and at least one.
-lanes() {
-	local n=$KS_JOBS j
-	for j in debug chaos; do ks_job_running "$j" && n=$((n - 1)); done
-	echo $((n > 1 ? n : 1))
-}
+lanes() { ks_job_lanes "$KS_JOBS" debug chaos; }
 names=()
 for _ in "${JOBS[@]}"; do
 	ks_job_throttle lanes "${names[@]}"

@@ -12,7 +12,7 @@
 #     counts (killed, or exited early) counts as one failure.
 #   ks_job_throttle MAX NAME...  reaps until fewer than MAX of NAMEs run;
 #     MAX is a number, or a function that prints one, asked again each
-#     round (so that it can grow as other jobs end).
+#     round (so that it can grow as other jobs end: ks_job_lanes).
 #   ks_job_wait_all  reaps until every job has been reaped.
 # Each job's wall time and CPU time ("START END NAME CPU", seconds, the
 # first two from KS_T0) goes to $KS_JOBS_DIR/lanes for the time table. Requires test/lib/suite.sh.
@@ -89,6 +89,15 @@ ks_job_throttle() {
 # ks_job_running NAME: it was started and has not ended.
 ks_job_running() {
 	[[ -n ${KS_JOB_PID[$1]:-} ]] && ! ks_job_ended "$1"
+}
+
+# ks_job_lanes TOTAL NAME...: TOTAL less the NAMEs still running, at
+# least 1: how many other jobs may run beside them.
+ks_job_lanes() {
+	local n=$1 name
+	shift
+	for name in "$@"; do ks_job_running "$name" && n=$((n - 1)); done
+	echo $((n > 1 ? n : 1))
 }
 
 ks_job_wait_all() {
