@@ -158,8 +158,9 @@ check "batch: a boot that starts no script fails" 1 batch "basic=boot" basic tra
 check "batch: ... and fails each script" 1 verdict basic
 check "batch: ... after one boot, not a boot per script" 0 diff <(printf 'basic trace \n') "$tmp/b/boots"
 
-# The jobs' lanes (test/lib/jobs.sh): KS_JOBS less the debug jobs still
-# running; a throttle whose limit is a function asks it again each round.
+# The jobs' lanes (test/lib/jobs.sh): a total less the debug jobs still
+# running, at least a floor; a throttle whose limit is a function asks it
+# again each round.
 lanes_while_debug_runs() {
 	# shellcheck source=lib/suite.sh
 	. "$TOP/test/lib/suite.sh"
@@ -174,8 +175,8 @@ lanes_while_debug_runs() {
 	ks_job_start debug go >/dev/null
 	ks_job_start other go >/dev/null
 	# shellcheck disable=SC2317 # called by ks_job_throttle
-	lanes() { ks_job_lanes 4 debug chaos; }
-	echo "$(lanes) $(ks_job_lanes 1 debug)"
+	lanes() { ks_job_lanes 4 1 debug chaos; }
+	echo "$(lanes) $(ks_job_lanes 1 1 debug) $(ks_job_lanes 3 2 debug other)"
 	touch "$tmp/jobs/go"
 	ks_job_wait_all >/dev/null
 	lanes
@@ -185,7 +186,7 @@ lanes_while_debug_runs() {
 	echo "throttled"
 	kill "${KS_JOB_PID[a]}"
 }
-check "lanes: 4 less the debug job running, at least 1; 4 once it ended; a function as the limit" 0 \
-	diff <(printf '3 1\n4\nthrottled\n') <(lanes_while_debug_runs 2>&1)
+check "lanes: 4 less the debug job running, at least the floor; 4 once it ended; a function as the limit" 0 \
+	diff <(printf '3 1 2\n4\nthrottled\n') <(lanes_while_debug_runs 2>&1)
 echo "harness: $pass passed, $fail failed"
 ((fail == 0))

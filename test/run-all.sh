@@ -22,9 +22,10 @@
 #               SVG, in chromium too), demo, playground, lint (checkpatch), i386,
 #               arm64, package, kunit (debug kernel's KUnit and stress),
 #               faults, chaos.
-#   --jobs N    jobs side by side, default KS_JOBS or 4: the debug
-#               kernel's chain and its chaos job while they run, and
-#               kernels (and arm64, package, lint) in the rest.
+#   --jobs N    kernels (and arm64, package, lint) tested side by side
+#               once the debug kernel's chain and its chaos job have
+#               ended, default KS_JOBS or 3; one fewer for each of those
+#               two still running, but at least 2 (or N if less).
 # e.g. test/run-all.sh --kernel 6.12 --only offcpu   (a few minutes)
 #
 # How it runs: the debug kernel's chain (build, then the KUnit/stress
@@ -48,14 +49,17 @@ usage() {
 }
 SEL_KERNELS=()
 SEL_AREAS=()
-# Four jobs at a time: the debug chain and the chaos job, while they
-# run, count among them. Two kernels' jobs beside them, and two once
-# they had ended, left the cores 20 to 34 % idle then (a job's guest
-# sleeps in its scripts' waits, a suite's job waits on its chroot); and
-# a guest that shares the cores with more guests does no more work for
-# the same steps: 6.1's shared boot of three scripts took 62.6 CPU s
-# alone, 69.6 beside one busy loop and 61.0 beside two.
-KS_JOBS=${KS_JOBS:-4}
+# Three kernels' jobs at a time once the debug chain and the chaos job
+# have ended, two beside them (each holds a core). Two once they had
+# ended left the cores 20 to 34 % idle (a job's guest sleeps in its
+# scripts' waits, a suite's job waits on its chroot): that run took
+# 1982 s, this one 1790 s. Four then (1771 s) kept the cores 97 % busy,
+# but its guests did more work for the same steps: the six x86 shared
+# boots took 852 CPU s, against 715 with three (more guests' code and
+# memory in the same caches; time-sliced beside busy loops, which hold
+# none, 6.1's shared boot of three scripts took 61.0 CPU s, and 62.6
+# alone).
+KS_JOBS=${KS_JOBS:-3}
 while (($#)); do
 	case $1 in
 	--kernel | --only | --jobs) (($# >= 2)) || usage 2 ;;&
@@ -559,9 +563,10 @@ next_job() {
 # niced, so that guest gets a whole CPU however many guests run beside.
 nice=""
 ((WANT_DEBUG)) && want chaos && nice=10
-# lanes: how many of these jobs may run now: KS_JOBS less the debug
-# chain and the chaos job while they run, and at least one.
-lanes() { ks_job_lanes "$KS_JOBS" debug chaos; }
+# lanes: how many of these jobs may run now: KS_JOBS less one for each
+# of the debug chain and the chaos job still running, and at least two
+# (or KS_JOBS if less).
+lanes() { ks_job_lanes "$KS_JOBS" "$((KS_JOBS < 2 ? KS_JOBS : 2))" debug chaos; }
 names=()
 for _ in "${JOBS[@]}"; do
 	ks_job_throttle lanes "${names[@]}"

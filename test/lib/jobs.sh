@@ -91,13 +91,13 @@ ks_job_running() {
 	[[ -n ${KS_JOB_PID[$1]:-} ]] && ! ks_job_ended "$1"
 }
 
-# ks_job_lanes TOTAL NAME...: TOTAL less the NAMEs still running, at
-# least 1: how many other jobs may run beside them.
+# ks_job_lanes TOTAL LEAST NAME...: TOTAL less the NAMEs still running,
+# and at least LEAST: how many other jobs may run beside them.
 ks_job_lanes() {
-	local n=$1 name
-	shift
+	local n=$1 least=$2 name
+	shift 2
 	for name in "$@"; do ks_job_running "$name" && n=$((n - 1)); done
-	echo $((n > 1 ? n : 1))
+	echo $((n > least ? n : least))
 }
 
 ks_job_wait_all() {
