@@ -17,11 +17,6 @@
 #include "hotpath.h"
 #include "trace.h"
 
-/* KUnit names a case slow (over 1 s) since 6.6; before, it runs as any. */
-#ifndef KUNIT_CASE_SLOW
-#define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)
-#endif
-
 #define KS_T_WORDS	512
 #define KS_T_STRS	256
 
